@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up (Debian packages), builds the release preset and runs the default experiment,
+# writing results/quickstart.h5 and printing a short summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j"$(nproc)"
+./build/release/rdpaudit run experiments/quickstart.toml -o results/quickstart.h5 "$@"

@@ -1,0 +1,13 @@
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit {
+
+InputError::InputError(std::string key, std::string value, std::string expected)
+    : std::runtime_error(key + " = " + value + " (" + expected + ")"),
+      key_(std::move(key)),
+      value_(std::move(value)),
+      expected_(std::move(expected)) {}
+
+InputError::InputError(const std::string& message) : std::runtime_error(message) {}
+
+}  // namespace rdpaudit
