@@ -18,6 +18,7 @@ namespace {
 struct PluginPoint {
   double value = 0.0;
   double edge_share = 0.0;  // largest share of the tilted mass in the first or last group
+  double bias = 0.0;        // first-order estimate of the upward noise bias of value
 };
 
 // Plug-in on merged counts for one order and direction (a: the numerator side).
@@ -36,8 +37,15 @@ PluginPoint plugin_point(const CellCounts& merged, const std::vector<std::size_t
   const double ls = log_sum_exp(terms);
   PluginPoint out;
   out.value = std::max(0.0, ls / (alpha - 1.0));
-  for (std::size_t g : end_groups)
+  for (std::size_t g : end_groups) {
     out.edge_share = std::max(out.edge_share, std::exp(terms[g] - ls));
+  }
+  for (std::size_t g = 0; g < a.size(); ++g) {
+    if (a[g] == 0) continue;
+    out.bias += std::exp(terms[g] - ls) *
+                (1.0 / static_cast<double>(a[g]) + 1.0 / static_cast<double>(b[g]));
+  }
+  out.bias *= alpha / 2.0;
   return out;
 }
 
@@ -174,6 +182,16 @@ std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vect
             std::to_string(static_cast<int>(std::round(100 * pt.edge_share))) +
                 "% of the estimated tilted mass p^a q^(1-a) sits in an outermost merged cell: the "
                 "samples do not reach where this order lives"));
+        continue;
+      }
+      if (pt.bias > options.max_bias_share * pt.value) {
+        out.push_back(uninformative(
+            alphas[i], d, method,
+            "the plug-in's estimated upward bias from cell noise (" + std::to_string(pt.bias) +
+                ") exceeds " +
+                std::to_string(static_cast<int>(std::round(100 * options.max_bias_share))) +
+                "% of its value (" + std::to_string(pt.value) +
+                "): too few samples for a divergence this small"));
         continue;
       }
       Estimate e;

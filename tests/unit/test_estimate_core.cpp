@@ -270,6 +270,31 @@ TEST_CASE("plug-in flags orders whose tilted mass sits in the outermost cell", "
   CHECK(est[2].lower == 0.0);
 }
 
+TEST_CASE("plug-in flags divergences too small for its noise bias", "[estimate]") {
+  // 40 cells, 1000 samples a side, laws almost equal: the value is of the order of the
+  // first-order noise bias alpha * cells / n, so it is uninformative, with that reason.
+  CellCounts c;
+  for (int i = 0; i < 40; ++i) {
+    c.p.push_back(static_cast<std::uint64_t>(25 + (i % 3)));
+    c.q.push_back(static_cast<std::uint64_t>(25 + ((i + 1) % 3)));
+  }
+  PluginOptions o;
+  o.bootstrap_replicates = 0;
+  o.per_alpha2 = 0.0;
+  o.max_edge_share = 1.0;
+  for (const Estimate& e : histogram_plugin(c, {2.0}, o, nullptr)) {
+    CHECK_FALSE(e.informative);
+    CHECK(e.reason.find("bias") != std::string::npos);
+  }
+  // The same shape at 1000 times the counts with a real difference is informative.
+  CellCounts big;
+  for (int i = 0; i < 40; ++i) {
+    big.p.push_back(static_cast<std::uint64_t>(1000 * (20 + i)));
+    big.q.push_back(static_cast<std::uint64_t>(1000 * (60 - i)));
+  }
+  for (const Estimate& e : histogram_plugin(big, {2.0}, o, nullptr)) CHECK(e.informative);
+}
+
 TEST_CASE("rigorous bound on exact counts is below the coarsened truth", "[estimate]") {
   // Fine cells with counts proportional to two laws (a large evaluation split): the bound
   // must not exceed the R_alpha of the fine cells (the finest partition available).

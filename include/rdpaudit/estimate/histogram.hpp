@@ -32,6 +32,11 @@ struct PluginOptions {
   /// p^alpha q^(1-alpha) sits in the first or last group of the order: then the samples do
   /// not reach where the order lives and the value only reflects how far they reach.
   double max_edge_share = 0.5;
+  /// The estimate is uninformative when its estimated upward bias exceeds this share of the
+  /// value. To first order in the cell noise, E R^ - R_binned = (a/2) sum_g w_g (1/k_P,g +
+  /// 1/k_P',g) with w_g the tilted share of group g: for small divergences about a * cells / n,
+  /// which swamps e.g. R = 2e-4 at 10^5 samples.
+  double max_bias_share = 0.5;
 };
 
 /// Plug-in R_alpha of the (merged, per order) cell frequencies, both directions, every order:
