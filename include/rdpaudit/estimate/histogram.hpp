@@ -30,8 +30,10 @@ struct PluginOptions {
   bool poisson_bootstrap = false;
   /// The estimate is uninformative when more than this share of the estimated tilted mass
   /// p^alpha q^(1-alpha) sits in the first or last group of the order: then the samples do
-  /// not reach where the order lives and the value only reflects how far they reach.
-  double max_edge_share = 0.5;
+  /// not reach where the order lives and the value only reflects how far they reach. At 0.5
+  /// estimates 8 - 20 % low still passed as informative (pair at alpha 24, 10^7 samples); at
+  /// 0.25 the informative ones stay within a few per cent.
+  double max_edge_share = 0.25;
   /// The estimate is uninformative when its estimated upward bias exceeds this share of the
   /// value. To first order in the cell noise, E R^ - R_binned = (a/2) sum_g w_g (1/k_P,g +
   /// 1/k_P',g) with w_g the tilted share of group g: for small divergences about a * cells / n,
