@@ -27,9 +27,11 @@ const Estimate& truth_of(const std::vector<Estimate>& truth, const Estimate& e) 
 //    sgm);
 //  * the plug-in is within 3 % in every run for alpha <= 8 (study: per-run sd <= 1.1 %,
 //    largest error of 20 runs 2.2 % for pair15, 2.7 % for sgm);
-//  * for 8 < alpha <= 16 the per-run sd is 1.2 - 2.5 % (largest of 20 runs 5.4 % / 7.7 %):
+//  * for 8 < alpha <= 16 the per-run sd is 1.2 - 2.5 % (largest of 20 runs 4.4 % / 7.7 %):
 //    one run cannot promise 3 %, so the test holds the *bias* to 3 %: the mean error of the
-//    8 runs (sd <= 0.9 %; study means within 1.2 %).
+//    8 runs (sd <= 0.9 %; study means within 1.5 %);
+//  * the plug-in is informative in every run up to alpha 12; at 16 the reach flag may fire
+//    (1 of 20 study runs for pair15), so at least 6 of the 8 runs must be informative there.
 void check_at_ten_million(const std::string& name) {
   const testing::Case c = testing::known_truth_case(name);
   const std::vector<double> alphas = default_alpha_grid();
@@ -45,9 +47,11 @@ void check_at_ten_million(const std::string& name) {
       CHECK(std::isfinite(e.value));
       CHECK(std::isfinite(e.lower));
       if (e.method == "histogram-plugin" && e.alpha <= 16.0) {
-        REQUIRE(e.informative);
+        auto& err = errors[{e.alpha, e.direction}];
+        if (e.alpha <= 12.0) CHECK(e.informative);
+        if (!e.informative) continue;
         if (e.alpha <= 8.0) CHECK(std::abs(e.value / t - 1.0) <= 0.03);
-        errors[{e.alpha, e.direction}].push_back(e.value / t - 1.0);
+        err.push_back(e.value / t - 1.0);
         CHECK(e.lower <= e.value);
         CHECK(e.upper >= e.value);
       }
@@ -59,9 +63,11 @@ void check_at_ten_million(const std::string& name) {
     }
   }
   for (const auto& [key, err] : errors) {
+    INFO(name << ": plug-in at alpha " << key.first << ", direction " << key.second << ", "
+              << err.size() << " informative runs");
+    REQUIRE(err.size() >= 6);
     double mean = 0.0;
     for (double x : err) mean += x / static_cast<double>(err.size());
-    INFO(name << ": mean plug-in error at alpha " << key.first << ", direction " << key.second);
     CHECK(std::abs(mean) <= 0.03);
   }
 }
