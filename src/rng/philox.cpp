@@ -1,5 +1,6 @@
 #include "rdpaudit/rng/philox.hpp"
 
+#include <boost/random/normal_distribution.hpp>
 #include <stdexcept>
 
 namespace rdpaudit::rng {
@@ -10,8 +11,8 @@ Stream::Stream(const StreamId& id) {
   if (id.scenario >= (1u << 20) || id.dataset >= 16u) {
     throw std::out_of_range("rng::Stream: scenario index or dataset out of the counter layout");
   }
-  const std::uint32_t tag = (static_cast<std::uint32_t>(id.purpose) << 28) | (id.dataset << 24) |
-                            id.scenario;
+  const std::uint32_t tag =
+      (static_cast<std::uint32_t>(id.purpose) << 28) | (id.dataset << 24) | id.scenario;
   counter_ = {0u, tag, static_cast<std::uint32_t>(id.trajectory),
               static_cast<std::uint32_t>(id.trajectory >> 32)};
   key_ = {static_cast<std::uint32_t>(id.seed), static_cast<std::uint32_t>(id.seed >> 32)};
@@ -43,4 +44,10 @@ std::uint64_t Stream::below(std::uint64_t bound) {
   return static_cast<std::uint64_t>(m >> 64);
 }
 
+}  // namespace rdpaudit::rng
+
+namespace rdpaudit::rng {
+double Stream::normal() {
+  return boost::random::normal_distribution<double>{}(*this);
+}
 }  // namespace rdpaudit::rng

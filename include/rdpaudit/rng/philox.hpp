@@ -33,11 +33,11 @@ inline Counter philox4x32_10(Counter ctr, Key key) {
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.
 enum class Purpose : std::uint32_t {
-  kInit = 1,    ///< initial parameters theta_0
-  kBatch = 2,   ///< batch composition (permutations, subsets, Poisson inclusions)
-  kNoise = 3,   ///< per-step Gaussian noise
-  kPilot = 4,   ///< pilot run that places histogram bins (independent of the counted samples)
-  kTest = 15,   ///< reserved for tests and benchmarks
+  kInit = 1,   ///< initial parameters theta_0
+  kBatch = 2,  ///< batch composition (permutations, subsets, Poisson inclusions)
+  kNoise = 3,  ///< per-step Gaussian noise
+  kPilot = 4,  ///< pilot run that places histogram bins (independent of the counted samples)
+  kTest = 15,  ///< reserved for tests and benchmarks
 };
 
 /// Identifies one stream. Dataset 0 is D, 1 is D'.
@@ -71,6 +71,9 @@ class Stream {
 
   /// Uniform integer in [0, bound) without modulo bias (Lemire's method), bound > 0.
   std::uint64_t below(std::uint64_t bound);
+
+  /// Standard normal N(0, 1).
+  double normal();
 
  private:
   void refill();
