@@ -51,7 +51,7 @@ int run_command(const std::string& file, const std::string& out_arg, int threads
 
   rdpaudit::io::ResultsWriter writer(out, spec, {command_line, nthreads});
   std::int64_t total = 0;
-  for (const auto& s : spec.scenarios) total += 2 * spec.trajectories * (s.steps > 0 ? 1 : 0);
+  for (const auto& s : spec.scenarios) total += 2 * spec.trajectories * s.steps;  // trajectory-steps
   rdpaudit::Progress progress(total, true);
 
   fmt::print("{:>4}  {:<28} {:>22} {:>22} {:>8}\n", "#", "sweep point", "D: mean (std) th_0",

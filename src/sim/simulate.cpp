@@ -185,7 +185,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
           moments.add(theta, binning.shift);
           if (j < result.raw_cap) std::copy(theta, theta + d, result.raw.begin() + j * d);
         }
-        if (opt.progress) opt.progress->advance(end - begin);
+        if (opt.progress) opt.progress->advance((end - begin) * s.steps);
       }
 #pragma omp critical(rdpaudit_merge_histograms)
       result.merge_histograms(local);  // integer counts: the merge order does not matter

@@ -18,7 +18,7 @@ struct SimOptions {
   std::uint64_t seed = 0;
   std::int64_t trajectories = 0;  ///< per dataset
   int threads = 0;                ///< 0: OpenMP default
-  Progress* progress = nullptr;   ///< advanced by trajectories done (both datasets)
+  Progress* progress = nullptr;   ///< advanced by trajectory-steps done
 };
 
 /// Dataset ids in the stream address. Pilot runs use their own ids, hence independent
