@@ -1,5 +1,6 @@
 #include "rdpaudit/rng/philox.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace rdpaudit::rng {
@@ -60,6 +61,40 @@ std::uint64_t Stream::below(std::uint64_t bound) {
     }
   }
   return static_cast<std::uint64_t>(m >> 64);
+}
+
+// The rare paths of the ziggurat (about 1% of normals), kept out of line so that the inline
+// fast path stays small. A rejected candidate starts over with a fresh word (fresh layer and
+// sign): reusing the layer would bias the layer choice.
+double Stream::normal_slow(result_type word) {
+  for (;;) {
+    const unsigned layer = word & 0xFF;
+    const double x = detail::ziggurat_abscissa(word);
+    if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_signed(x, word);
+    if (layer == 0) return detail::ziggurat_signed(normal_tail(), word);
+    // Wedge: (x, y) is uniform on the rectangle's part right of X[layer + 1]; keep it if
+    // it lies under f.
+    const double y0 = detail::kZigY[layer], y1 = detail::kZigY[layer + 1];
+    if (y0 + uniform() * (y1 - y0) < std::exp(-0.5 * x * x)) {
+      return detail::ziggurat_signed(x, word);
+    }
+    word = (*this)();
+  }
+}
+
+// Tail x > R of the half normal, exact: Marsaglia, "Generating a variable from the tail of
+// the normal distribution", Technometrics 6 (1964). x = R + a with a ~ Exp(R), kept with
+// probability exp(-a^2 / 2), tested as 2b > a^2 with b ~ Exp(1).
+double Stream::normal_tail() {
+  // Uniforms in (0, 1] so that the logarithms stay finite.
+  const auto open_uniform = [this] {
+    return static_cast<double>(static_cast<std::int64_t>((*this)() >> 11) + 1) * 0x1.0p-53;
+  };
+  for (;;) {
+    const double a = -std::log(open_uniform()) / detail::kZigR;
+    const double b = -std::log(open_uniform());
+    if (b + b > a * a) return detail::kZigR + a;
+  }
 }
 
 }  // namespace rdpaudit::rng

@@ -48,6 +48,7 @@ TEST_CASE("The same StreamId gives the same sequence", "[rng]") {
   CHECK(draw(Stream(kBase), 1000) == draw(Stream(kBase), 1000));
   Stream a(kBase), b(kBase);
   for (int i = 0; i < 1000; ++i) {
+    REQUIRE(a.normal() == b.normal());
     REQUIRE(a.uniform() == b.uniform());
     REQUIRE(a.below(1000) == b.below(1000));
   }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "rdpaudit/rng/ziggurat.hpp"
+
 namespace rdpaudit::rng {
 
 using Counter2x64 = std::array<std::uint64_t, 2>;
@@ -75,6 +77,16 @@ class Stream {
   /// Uniform integer in [0, bound) without modulo bias (Lemire's method), bound > 0.
   std::uint64_t below(std::uint64_t bound);
 
+  /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word per
+  /// normal on the fast path (about 99% of calls); the rest takes the wedge or tail path.
+  double normal() {
+    const result_type word = (*this)();
+    if (detail::ziggurat_fast_accept(word)) {
+      return detail::ziggurat_signed(detail::ziggurat_abscissa(word), word);
+    }
+    return normal_slow(word);
+  }
+
   /// Index of the next word this stream returns (words drawn so far).
   std::uint64_t position() const { return 2 * block_ - (kBufferWords - next_); }
 
@@ -86,6 +98,8 @@ class Stream {
   static constexpr unsigned kBufferWords = 2 * kBlocksPerRefill;
 
   void refill();
+  double normal_slow(result_type word);
+  double normal_tail();
 
   std::uint64_t tag_;         ///< high 28 bits of counter word 0, already shifted
   std::uint64_t trajectory_;  ///< counter word 1
