@@ -78,7 +78,7 @@ class Stream {
   std::uint64_t below(std::uint64_t bound);
 
   /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word per
-  /// normal on the fast path (about 99% of calls); the rest takes the wedge or tail path.
+  /// normal on the fast path (98.5% of calls); the rest takes the wedge or tail path.
   double normal() {
     const result_type word = (*this)();
     if (detail::ziggurat_fast_accept(word)) {
