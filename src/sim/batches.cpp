@@ -42,16 +42,20 @@ void BatchSchedule::shuffle() {
   }
 }
 
-const int* BatchSchedule::next(long t, int& count) {
+const int* BatchSchedule::next(int& count) {
+  // Position within the epoch, kept as a counter: a 64-bit modulo per step would cost
+  // more than the rest of the schedule.
+  const long j = step_in_epoch_;
+  if (++step_in_epoch_ == per_epoch_) step_in_epoch_ = 0;
   switch (scheme_) {
     case BatchScheme::kFixedOrder:
     case BatchScheme::kShufflePartition:
       count = b_;
-      return order_.data() + (t % per_epoch_) * b_;
+      return order_.data() + j * b_;
     case BatchScheme::kShuffleEachEpoch:
-      if (t % per_epoch_ == 0) shuffle();
+      if (j == 0) shuffle();
       count = b_;
-      return order_.data() + (t % per_epoch_) * b_;
+      return order_.data() + j * b_;
     case BatchScheme::kSampleWithoutReplacement:
       // Partial Fisher-Yates: b swaps give a uniform b-subset whatever order_ holds.
       for (int k = 0; k < b_; ++k) {

@@ -72,7 +72,7 @@ class TrajectoryRunner {
     double g[config::kMaxDim];
     for (long t = 0; t < s_.steps; ++t) {
       int count = 0;
-      const int* idx = batches.next(t, count);
+      const int* idx = batches.next(count);
       for (int k = 0; k < d; ++k) g[k] = 0.0;
       loss_.add_gradient(theta, data_, idx, count, inv_norm, g);
       for (int k = 0; k < d; ++k) theta[k] += sd * noise.normal() - eta * g[k];

@@ -15,8 +15,9 @@ class BatchSchedule {
   BatchSchedule(const config::Scenario& s, const std::vector<int>& fixed_order,
                 rng::Stream& stream);
 
-  /// Indices of the batch used at step t (t = 0, 1, ... in order); valid until the next call.
-  const int* next(long t, int& count);
+  /// Indices of the batch of the next step (steps 0, 1, 2, ... in order); valid until the
+  /// next call.
+  const int* next(int& count);
 
   /// 1 / normaliser of the summed gradient: 1/b, or 1/(q n) for Poisson.
   double inverse_normaliser() const { return inv_norm_; }
@@ -27,6 +28,7 @@ class BatchSchedule {
   config::BatchScheme scheme_;
   int n_, b_;
   long per_epoch_;
+  long step_in_epoch_ = 0;
   double q_, log1m_q_, inv_norm_;
   rng::Stream& stream_;
   const std::vector<int>& fixed_order_;
