@@ -107,7 +107,7 @@ TEST_CASE("clipped per-example logistic gradients never exceed the clip norm", "
   for (int features = 1; features <= 3; ++features) {
     for (int classes = 2; (features + 1) * classes <= config::kMaxDim; ++classes) {
       for (double clip : {0.05, 0.5, 2.0}) {
-        const sim::LogisticLoss loss{0.0, clip, features, classes};
+        const sim::LogisticLoss<config::kMaxDim> loss{0.0, clip, features, classes};
         const int d = (features + 1) * classes;
         int clipped = 0;
         for (int rep = 0; rep < 2000; ++rep) {
@@ -128,7 +128,7 @@ TEST_CASE("clipped per-example logistic gradients never exceed the clip norm", "
 
 TEST_CASE("unclipped logistic gradient equals a finite difference of the loss", "[sim][loss]") {
   const int f = 2, c = 3, d = (f + 1) * c;
-  const sim::LogisticLoss loss{0.0, config::kInf, f, c};
+  const sim::LogisticLoss<9> loss{0.0, config::kInf, f, c};
   const double x[2] = {0.7, -1.3};
   const int y = 1;
   double theta[9] = {0.1, -0.2, 0.3, 0.5, 0.4, -0.6, -0.1, 0.2, 0.05};

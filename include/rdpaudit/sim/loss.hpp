@@ -27,30 +27,56 @@ inline void clip_to_norm(double* v, int len, double bound) {
   }
 }
 
-/// l(theta; x) = lambda/2 ||theta - x||^2, gradient lambda (theta - x).
+/// sum of the records idx[0..count) (each of width D), in index order.
+template <int D>
+void sum_records(const DataView& data, const int* idx, int count, double* sum) {
+  for (int k = 0; k < D; ++k) sum[k] = 0.0;
+  for (int m = 0; m < count; ++m) {
+    const double* x = data.x + static_cast<long>(idx[m]) * D;
+    for (int k = 0; k < D; ++k) sum[k] += x[k];
+  }
+}
+
+/// l(theta; x) = lambda/2 ||theta - x||^2, gradient lambda (theta - x). The dimension is a
+/// template argument (the kernels are instantiated for d = 1..8) so that the loops over
+/// coordinates unroll.
+template <int D>
 struct QuadraticLoss {
+  /// The gradient depends on the batch only through the sum of its records, so callers may
+  /// cache that sum per batch (add_gradient_from_sum).
+  static constexpr bool kSumOfRecords = true;
+  static constexpr int d = D;
   double lambda;
-  int d;
+
+  /// (1/N) sum_B lambda (theta - x_i) = (lambda/N) (|B| theta - sum_B x_i)
+  void add_gradient_from_sum(const double* theta, const double* sum, int count, double inv_norm,
+                             double* g) const {
+    const double c = lambda * inv_norm, size = count;
+    for (int k = 0; k < D; ++k) g[k] += c * (size * theta[k] - sum[k]);
+  }
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
-    const double c = lambda * inv_norm;
-    for (int k = 0; k < d; ++k) g[k] += c * count * theta[k];
-    for (int m = 0; m < count; ++m) {
-      const double* x = data.x + static_cast<long>(idx[m]) * d;
-      for (int k = 0; k < d; ++k) g[k] -= c * x[k];
-    }
+    double sum[D];
+    sum_records<D>(data, idx, count, sum);
+    add_gradient_from_sum(theta, sum, count, inv_norm, g);
   }
 };
 
 /// l(theta; g_i) = <g_i, theta>, gradient g_i (constant: the blog's convex Lipschitz case).
+template <int D>
 struct LinearLoss {
-  int d;
-  void add_gradient(const double* /*theta*/, const DataView& data, const int* idx, int count,
+  static constexpr bool kSumOfRecords = true;
+  static constexpr int d = D;
+
+  void add_gradient_from_sum(const double* /*theta*/, const double* sum, int /*count*/,
+                             double inv_norm, double* g) const {
+    for (int k = 0; k < D; ++k) g[k] += inv_norm * sum[k];
+  }
+  void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
-    for (int m = 0; m < count; ++m) {
-      const double* x = data.x + static_cast<long>(idx[m]) * d;
-      for (int k = 0; k < d; ++k) g[k] += inv_norm * x[k];
-    }
+    double sum[D];
+    sum_records<D>(data, idx, count, sum);
+    add_gradient_from_sum(theta, sum, count, inv_norm, g);
   }
 };
 
@@ -58,7 +84,10 @@ struct LinearLoss {
 /// gradient of the unregularised loss l0 is clipped per example to norm clip_norm (= S_g/2,
 /// Proposition 5.2), averaged, then lambda*theta is added once.
 /// theta = (theta_1, ..., theta_c), theta_k in R^{f+1} = (weights, bias).
+template <int D>
 struct LogisticLoss {
+  static constexpr bool kSumOfRecords = false;  // clipping: per-example gradients
+  static constexpr int d = D;                   ///< = classes * (features + 1)
   double lambda;
   double clip_norm;
   int features;
@@ -89,7 +118,6 @@ struct LogisticLoss {
 
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
-    const int d = classes * (features + 1);
     double e[config::kMaxDim];
     for (int m = 0; m < count; ++m) {
       example_gradient(theta, data.x + static_cast<long>(idx[m]) * features, data.labels[idx[m]],
