@@ -102,8 +102,8 @@ class TrajectoryRunner {
     const bool cache_sums =
         Loss::kSumOfRecords && batches.front().is_partition() && m * d <= kMaxCachedSums;
     std::vector<double> sums(cache_sums ? static_cast<std::size_t>(lanes * m * d) : 0);
-    std::uint32_t generation[kLanes];
-    for (int w = 0; w < lanes; ++w) generation[w] = batches[w].generation() + 1;  // stale
+    std::uint32_t generation[kLanes] = {};
+    bool cached[kLanes] = {};
 
     for (long t = 0; t < s_.steps; ++t) {
       for (int w = 0; w < lanes; ++w) {
@@ -113,7 +113,8 @@ class TrajectoryRunner {
         if constexpr (Loss::kSumOfRecords) {
           if (cache_sums) {
             double* lane_sums = sums.data() + static_cast<std::size_t>(w) * m * d;
-            if (batches[w].generation() != generation[w]) {
+            if (!cached[w] || batches[w].generation() != generation[w]) {
+              cached[w] = true;
               generation[w] = batches[w].generation();
               for (long b = 0; b < m; ++b) {
                 sum_records<d>(data_, batches[w].batch_at(b), batches[w].batch_size(),
