@@ -78,25 +78,29 @@ Moments closed_form(const Setting& p, BatchScheme scheme, bool prime) {
       return out;
     }
     case BatchScheme::kShufflePartition: {  // mixture over the batch J of i0, fixed for all epochs
+      // J = j with probability b/n for j < m; J = -1 (i0 among the n - m b records left out
+      // of the partition, footnote 3) with probability (n - m b)/n.
       Moments mix{0, 0};
-      for (int j = 0; j < m; ++j) {
+      for (int j = -1; j < m; ++j) {
+        const double weight = j < 0 ? double(p.n - m * p.b) / p.n : double(p.b) / p.n;
         Moments c = start;
         const auto law = epoch_given_batch(q, m, j);
         for (int k = 0; k < p.epochs; ++k) c = apply(c, law);
-        mix.mean += c.mean / m;
-        mix.second += c.second / m;
+        mix.mean += weight * c.mean;
+        mix.second += weight * c.second;
       }
       return mix;
     }
     case BatchScheme::kShuffleEachEpoch: {  // J_k independent per epoch: average the epoch law
       AffineLaw avg{0, 0, 0, 0, 0, 0};
-      for (int j = 0; j < m; ++j) {
+      for (int j = -1; j < m; ++j) {
+        const double weight = j < 0 ? double(p.n - m * p.b) / p.n : double(p.b) / p.n;
         const auto law = epoch_given_batch(q, m, j);
-        avg.ea += law.ea / m;
-        avg.ea2 += law.ea2 / m;
-        avg.eb += law.eb / m;
-        avg.eb2 += law.eb2 / m;
-        avg.eab += law.eab / m;
+        avg.ea += weight * law.ea;
+        avg.ea2 += weight * law.ea2;
+        avg.eb += weight * law.eb;
+        avg.eb2 += weight * law.eb2;
+        avg.eab += weight * law.eab;
         avg.noise_var = law.noise_var;
       }
       for (int k = 0; k < p.epochs; ++k) out = apply(out, avg);
@@ -168,7 +172,11 @@ void check_against_closed_form(const std::vector<double>& x, const Moments& trut
 
 TEST_CASE("quadratic last iterate matches the closed-form mean and variance for every scheme",
           "[sim][statistical]") {
-  const Setting p;
+  Setting p;
+  SECTION("b divides n") {}
+  SECTION("b does not divide n: footnote 3 leaves one record out of each partition") {
+    p.n = 7;
+  }
   for (const auto& [name, scheme] : kSchemes) {
     const auto spec = config::parse_experiment(experiment(p, name), name + ".toml");
     const auto& s = spec.scenarios.at(0);
