@@ -131,6 +131,9 @@ POINTS = [
     point("single_batch_shuffle", "shuffle_partition", A_FIG, b=50, K=10),
     # Large noise: tiny RDP values (checks relative accuracy near zero).
     point("tiny_rdp_poisson", "poisson", [1.5, 2.0, 3.5, 12.0], K=10, step_std=1.0, n=1000, b=10),
+    # Poisson with q = 1/2 (n = 4, b = 2): the MTZ fractional-order series converges slowly here.
+    point("poisson_half_rate", "poisson", [1.01, 1.25, 1.5, 2.5, 7.5], n=4, K=10),
+    point("poisson_half_rate_noisy", "poisson", [1.01, 1.5, 3.5], n=4, K=10, step_std=4.0),
     point("tiny_rdp_swor", "sample_wor", [1.5, 2.0, 3.5, 12.0], K=10, step_std=1.0, n=1000,
           b=10),
 ]
