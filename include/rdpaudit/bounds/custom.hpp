@@ -43,7 +43,7 @@ struct CustomBoundSpec {
   std::string formula;  ///< upper bound on R_alpha
   /// Each condition must evaluate to a nonzero value for the bound to apply; otherwise the
   /// value is "not applicable" with the condition named as the reason.
-  std::vector<std::string> conditions;
+  std::vector<std::string> conditions{};
   std::string source = "custom formula";
 };
 
