@@ -8,8 +8,7 @@
 //   h = floor(n/(2b)) = floor(N/2);  r = (1 - eta lambda)^2;
 //   A(alpha) = alpha eta S_g^2 / (4 sigma^2 b^2)   (Lemma 3.2, Eq. (70): one Gaussian step).
 // Every function is evaluated in log space or with expm1 where cancellation or overflow could
-// occur; results are finite for finite inputs (alpha up to 1e4, K up to 1e7 tested to 1024
-// and 1e5).
+// occur; tested finite and non-NaN for alpha up to 1024 and K up to 1e5 epochs.
 #pragma once
 
 #include "rdpaudit/bounds/params.hpp"
