@@ -45,7 +45,12 @@ class Scenario:
         self.group = group
         self.attrs = _attrs(group)
         self.index = int(self.attrs["index"])
-        self.sweep = dict(zip(self.attrs["sweep_keys"], self.attrs["sweep_values"]))
+        # Numeric sweep values as floats; training.scheme (a string sweep) as its text.
+        self.sweep = {
+            k: (t if np.isnan(v) else float(v))
+            for k, v, t in zip(self.attrs["sweep_keys"], self.attrs["sweep_values"],
+                               self.attrs.get("sweep_text", [""] * len(self.attrs["sweep_keys"])))
+        }
 
     def _side(self, dataset: str) -> h5py.Group:
         if dataset not in ("D", "Dprime"):

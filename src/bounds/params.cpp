@@ -24,8 +24,9 @@ constexpr std::array<std::pair<LossFamily, std::string_view>, 3> kLosses{{
     {LossFamily::kLogistic, "logistic"},
     {LossFamily::kLinear, "linear"},
 }};
-constexpr std::array<std::pair<Init, std::string_view>, 2> kInits{{
+constexpr std::array<std::pair<Init, std::string_view>, 3> kInits{{
     {Init::kFixedPoint, "fixed"},
+    {Init::kGaussian, "gaussian"},
     {Init::kGaussianChourasia, "gaussian_chourasia"},
 }};
 

@@ -1,11 +1,14 @@
 #include "rdpaudit/config/load.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -113,7 +116,8 @@ const std::vector<std::string>& sweepable_keys() {
                                                 "tally.bins",
                                                 "tally.bins_2d",
                                                 "tally.pilot_trajectories",
-                                                "tally.raw_samples"};
+                                                "tally.raw_samples",
+                                                "training.scheme"};
   return keys;
 }
 
@@ -129,11 +133,13 @@ std::vector<SweepAxis> find_sweep_axes(const toml::table& root) {
     if (!n || !n->is_array()) continue;
     const auto* arr = n->as_array();
     if (arr->empty()) throw InputError(key, "[]", "a swept key needs at least one value");
+    const bool textual = key == "training.scheme";  // the one string key that may be swept
     for (std::size_t i = 0; i < arr->size(); ++i) {
-      if (!arr->get(i)->is_number()) {
+      if (textual ? !arr->get(i)->is_string() : !arr->get(i)->is_number()) {
         std::ostringstream os;
         arr->get(i)->visit([&os](const auto& v) { os << v; });
-        throw InputError(key + "[" + std::to_string(i) + "]", os.str(), "must be a number");
+        throw InputError(key + "[" + std::to_string(i) + "]", os.str(),
+                         textual ? "must be a string" : "must be a number");
       }
     }
     axes.push_back({key, arr});
@@ -152,7 +158,9 @@ void pick(toml::table& doc, const SweepAxis& axis, std::size_t i) {
   auto* table = doc[axis.key.substr(0, dot)].as_table();
   const std::string leaf = axis.key.substr(dot + 1);
   const toml::node* v = axis.values->get(i);
-  if (const auto* iv = v->as_integer()) {
+  if (const auto* sv = v->as_string()) {
+    table->insert_or_assign(leaf, sv->get());
+  } else if (const auto* iv = v->as_integer()) {
     table->insert_or_assign(leaf, iv->get());
   } else {
     table->insert_or_assign(leaf, v->as_floating_point()->get());
@@ -461,6 +469,83 @@ void read_tally(Scenario& s, Reader& r) {
   if (s.raw_cap < 0 || s.raw_cap > 100'000'000) r.fail("tally.raw_samples", "must be in [0, 10^8]");
 }
 
+std::string custom_key(std::size_t i, const std::string& leaf) {
+  return "bounds.custom[" + std::to_string(i) + "]." + leaf;
+}
+
+// [[bounds.custom]] tables: name, formula, optional conditions. The formulas are compiled
+// here so that `rdpaudit validate` reports unknown names and syntax errors with positions.
+std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
+  std::vector<CustomBoundText> out;
+  const toml::array* arr = r.table_array("bounds.custom");
+  if (!arr) return out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const toml::table& t = *arr->get(i)->as_table();
+    CustomBoundText c;
+    for (const auto& [key, value] : t) {
+      const std::string k(key.str());
+      if (k == "name" || k == "formula") {
+        const auto* str = value.as_string();
+        if (!str || str->get().empty()) {
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "must be a non-empty string");
+        }
+        (k == "name" ? c.name : c.formula) = str->get();
+      } else if (k == "conditions") {
+        const auto* list = value.as_array();
+        if (!list) throw InputError(custom_key(i, k), "...", "must be an array of strings");
+        for (std::size_t j = 0; j < list->size(); ++j) {
+          const auto* str = list->get(j)->as_string();
+          if (!str)
+            throw InputError(custom_key(i, k) + "[" + std::to_string(j) + "]", "...",
+                             "must be a string");
+          c.conditions.push_back(str->get());
+        }
+      } else {
+        throw InputError(custom_key(i, k), "...", "unknown key (known: name, formula, conditions)");
+      }
+    }
+    if (c.name.empty()) throw InputError(custom_key(i, "name"), "<missing>", "required");
+    if (c.formula.empty()) throw InputError(custom_key(i, "formula"), "<missing>", "required");
+    for (const auto& prev : out) {
+      if (prev.name == c.name)
+        throw InputError(custom_key(i, "name"), "\"" + c.name + "\"", "duplicate bound name");
+    }
+    bounds::CustomBound(
+        bounds::CustomBoundSpec{c.name, c.formula, c.conditions});  // compiles or throws
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void read_bounds(Scenario& s, Reader& r) {
+  auto& b = s.bounds;
+  if (auto alphas = r.vector("bounds.alphas")) {
+    for (std::size_t i = 0; i < alphas->size(); ++i) {
+      if (!((*alphas)[i] > 1)) {
+        throw InputError("bounds.alphas[" + std::to_string(i) + "]",
+                         fmt::format("{}", (*alphas)[i]), "orders must be > 1");
+      }
+    }
+    if (alphas->empty()) r.fail("bounds.alphas", "needs at least one order");
+    b.alphas = *alphas;
+  }
+  const auto positive = [&](const char* key, double& out, bool allow_zero) {
+    if (auto v = r.number(key)) {
+      if (!(allow_zero ? *v >= 0 : *v > 0))
+        r.fail(key, allow_zero ? "must be >= 0" : "must be > 0");
+      out = *v;
+    }
+  };
+  positive("bounds.lambda", b.lambda, true);
+  positive("bounds.beta", b.beta, true);
+  positive("bounds.S_g", b.sensitivity, true);
+  positive("bounds.L", b.lipschitz, true);
+  positive("bounds.D", b.diameter, false);
+  positive("bounds.eps_norm", b.eps_norm, true);
+  b.custom = read_custom_bounds(r);
+}
+
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>& sweep_index) {
   Reader r(doc, sweep_index);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
@@ -481,6 +566,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   read_noise(s, r);
   read_init(s, r);
   read_tally(s, r);
+  read_bounds(s, r);
   r.reject_unused();
   return s;
 }
@@ -551,7 +637,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
   for (std::size_t c = 0; c < count; ++c) {
     toml::table copy = doc;
     std::map<std::string, int> index;
-    std::vector<std::pair<std::string, double>> point;
+    std::vector<SweepValue> point;
     std::size_t rest = c;
     // Product order: the last swept key varies fastest.
     for (std::size_t a = axes.size(); a-- > 0;) {
@@ -562,7 +648,13 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
       }
       pick(copy, axes[a], i);
       index[axes[a].key] = static_cast<int>(i);
-      point.insert(point.begin(), {axes[a].key, *axes[a].values->get(i)->value<double>()});
+      const toml::node* v = axes[a].values->get(i);
+      if (const auto* str = v->as_string()) {
+        point.insert(point.begin(), {axes[a].key, kNaN, str->get()});
+      } else {
+        const double x = *v->value<double>();
+        point.insert(point.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
+      }
     }
     Scenario s = read_scenario(copy, index);
     s.index = static_cast<int>(c);

@@ -170,6 +170,16 @@ std::optional<std::vector<std::vector<double>>> Reader::matrix(const std::string
   return out;
 }
 
+const toml::array* Reader::table_array(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return nullptr;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr || !arr->is_array_of_tables())
+    fail(path, "must be an array of tables ([[" + path + "]])");
+  return arr;
+}
+
 double Reader::require_number(const std::string& path, const std::string& what) {
   if (auto v = number(path)) return *v;
   throw InputError(display(path), "<missing>", "required: " + what);

@@ -113,14 +113,16 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
 void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t) {
   Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
   g.attr("index", s.index);
-  std::vector<std::string> keys;
+  std::vector<std::string> keys, texts;
   std::vector<double> values;
-  for (const auto& [k, v] : s.sweep_point) {
-    keys.push_back(k);
-    values.push_back(v);
+  for (const auto& v : s.sweep_point) {
+    keys.push_back(v.key);
+    values.push_back(v.number);
+    texts.push_back(v.text);
   }
   g.attr("sweep_keys", keys);
   g.attr("sweep_values", values);
+  g.attr("sweep_text", texts);
   // model
   g.attr("loss", config::to_string(s.loss));
   g.attr("dim", s.dim);

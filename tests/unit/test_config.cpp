@@ -94,6 +94,17 @@ TEST_CASE("numeric lists expand into a product or a zip of scenarios", "[config]
   CHECK(z.scenarios[1].epochs == 2);
 }
 
+TEST_CASE("training.scheme may be swept as a list of names", "[config]") {
+  const auto spec = parse_experiment(
+      with("scheme", "scheme = [\"shuffle_partition\", \"sample_without_replacement\"]"), "t.toml");
+  REQUIRE(spec.scenarios.size() == 2);
+  CHECK(spec.scenarios[1].scheme == BatchScheme::kSampleWithoutReplacement);
+  CHECK(spec.scenarios[1].sweep_point.at(0).text == "sample_without_replacement");
+  CHECK(std::isnan(spec.scenarios[1].sweep_point.at(0).number));
+  CHECK_THAT(error_of(with("scheme", "scheme = [\"shuffle_partition\", 3]")),
+             Catch::Contains("training.scheme[1] = 3 (must be a string)"));
+}
+
 TEST_CASE("bad input names the key, the value and what was expected", "[config]") {
   SECTION("unknown key") {
     CHECK_THAT(error_of(with("eta", "etaa = 0.02\neta = 0.02")),

@@ -40,6 +40,7 @@ enum class LossFamily { kQuadratic, kLogistic, kLinear };
 /// Distribution of the initial iterate theta_0 (independent of the data).
 enum class Init {
   kFixedPoint,         ///< a fixed point (in the domain when it is bounded)
+  kGaussian,           ///< a data-independent Gaussian other than Chourasia et al.'s
   kGaussianChourasia,  ///< theta_0 ~ N(0, (2 sigma^2 / lambda) I_d) = N(0, s^2/(eta lambda) I_d),
                        ///< as Theorem D.7 (Chourasia et al. 2021, Cor. 1) requires
 };

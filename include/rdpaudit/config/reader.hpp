@@ -26,6 +26,9 @@ class Reader {
   std::optional<std::vector<std::vector<double>>> matrix(const std::string& path);
   std::optional<std::vector<long>> integer_vector(const std::string& path);
 
+  /// An array of tables ([[path]]), marked as read; the caller checks each table's keys.
+  const toml::array* table_array(const std::string& path);
+
   double require_number(const std::string& path, const std::string& what);
   long require_integer(const std::string& path, const std::string& what);
   std::string require_string(const std::string& path, const std::string& what);

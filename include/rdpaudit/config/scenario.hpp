@@ -14,6 +14,7 @@ namespace rdpaudit::config {
 
 inline constexpr int kMaxDim = 8;  ///< largest parameter dimension d of the simulator
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 enum class LossKind {
   kQuadratic,  ///< lambda/2 ||theta - x||^2: affine updates, exact ground truth
@@ -50,10 +51,34 @@ struct NeighbouringPair {
   int n() const { return static_cast<int>(points.rows()); }
 };
 
+/// One swept key's value at a scenario: numeric keys have `number`, training.scheme has
+/// `text` only (number = NaN).
+struct SweepValue {
+  std::string key;
+  double number;
+  std::string text;  ///< the value as written (numbers as %g)
+};
+
+/// A user-defined bound from the experiment file ([[bounds.custom]]), compiled by bounds/.
+struct CustomBoundText {
+  std::string name;
+  std::string formula;                  ///< upper bound on R_alpha over the scenario's names
+  std::vector<std::string> conditions;  ///< each must be nonzero for the bound to apply
+};
+
+/// The [bounds] table: orders, overrides of the constants derived from the loss and data,
+/// and custom formulas.
+struct BoundsSpec {
+  std::vector<double> alphas;  ///< empty: the command's default grid
+  double lambda = kNaN, beta = kNaN, sensitivity = kNaN, lipschitz = kNaN, diameter = kNaN;
+  double eps_norm = 0;  ///< Corollary 5.3's normalisation cost
+  std::vector<CustomBoundText> custom;
+};
+
 struct Scenario {
   int index = 0;
-  /// Values of the swept keys at this point, as (key path, value), in file order.
-  std::vector<std::pair<std::string, double>> sweep_point;
+  /// Values of the swept keys at this point, in file order.
+  std::vector<SweepValue> sweep_point;
 
   // --- model ---
   LossKind loss = LossKind::kQuadratic;
@@ -98,6 +123,8 @@ struct Scenario {
   double range_lo = 0, range_hi = 0;
   long pilot_trajectories = 20000;  ///< per dataset, independent streams, place the bins
   long raw_cap = 0;                 ///< raw last iterates kept per dataset
+
+  BoundsSpec bounds;  ///< the [bounds] table
 
   int n() const { return data.n(); }
 };
