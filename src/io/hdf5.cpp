@@ -139,6 +139,22 @@ void Group::dataset(const std::string& name, const int* data, const Shape& shape
   write_dataset(id_, name, H5T_NATIVE_INT, H5T_STD_I32LE, shape, data);
 }
 
+void Group::dataset(const std::string& name, const std::vector<std::string>& values) const {
+  Handle type{string_type(), H5Tclose};
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  const hsize_t n = values.size();
+  Handle space{check(H5Screate_simple(1, &n, nullptr), "create dataspace for " + name), H5Sclose};
+  Handle set{check(H5Dcreate2(id_, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT),
+                   "create dataset " + name),
+             H5Dclose};
+  if (n > 0) {
+    check_status(H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()),
+                 "write dataset " + name);
+  }
+}
+
 AtomicFile::AtomicFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
   file_ = H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);

@@ -95,40 +95,49 @@ class TrajectoryRunner {
     const double inv_norm = batches.front().inverse_normaliser();
     const double eta = s_.eta, sd = s_.step_std;
 
-    // For losses whose gradient needs only the sum of the batch's records, and for
-    // partition schemes, the m batch sums of each lane are computed once per partition
-    // (in the same order as add_gradient would, so the numbers are identical).
+    // Losses whose gradient needs only the sum of the batch's records, under partition
+    // schemes: every lane is at the same position j of its epoch, and the m batch sums of
+    // each lane are computed once per partition (in the order add_gradient sums, so the
+    // numbers are identical), which leaves a few flops and one normal per step.
     const long m = batches.front().batches_per_epoch();
-    const bool cache_sums =
-        Loss::kSumOfRecords && batches.front().is_partition() && m * d <= kMaxCachedSums;
-    std::vector<double> sums(cache_sums ? static_cast<std::size_t>(lanes * m * d) : 0);
-    std::uint32_t generation[kLanes] = {};
-    bool cached[kLanes] = {};
+    if constexpr (Loss::kSumOfRecords) {
+      if (batches.front().is_partition() && m * d <= kMaxCachedSums) {
+        std::vector<double> sums(static_cast<std::size_t>(lanes * m * d));
+        const int count = batches.front().batch_size();
+        long pos = 0;  // position in the epoch, the same for every lane
+        for (long t = 0; t < s_.steps; ++t) {
+          if (pos == 0) {
+            for (int w = 0; w < lanes; ++w) {
+              const auto before = batches[w].generation();
+              batches[w].start_epoch();
+              if (t > 0 && batches[w].generation() == before) continue;  // same partition
+              for (long b = 0; b < m; ++b) {
+                sum_records<d>(data_, batches[w].batch_at(b), count,
+                               sums.data() + (static_cast<std::size_t>(w) * m + b) * d);
+              }
+            }
+          }
+          for (int w = 0; w < lanes; ++w) {
+            double g[d] = {};
+            loss_.add_gradient_from_sum(theta[w],
+                                        sums.data() + (static_cast<std::size_t>(w) * m + pos) * d,
+                                        count, inv_norm, g);
+            for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
+            project(theta[w]);
+          }
+          if (++pos == m) pos = 0;
+        }
+        for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
+        return;
+      }
+    }
 
     for (long t = 0; t < s_.steps; ++t) {
       for (int w = 0; w < lanes; ++w) {
         int count = 0;
         const int* idx = batches[w].next(count);
         double g[d] = {};
-        if constexpr (Loss::kSumOfRecords) {
-          if (cache_sums) {
-            double* lane_sums = sums.data() + static_cast<std::size_t>(w) * m * d;
-            if (!cached[w] || batches[w].generation() != generation[w]) {
-              cached[w] = true;
-              generation[w] = batches[w].generation();
-              for (long b = 0; b < m; ++b) {
-                sum_records<d>(data_, batches[w].batch_at(b), batches[w].batch_size(),
-                               lane_sums + b * d);
-              }
-            }
-            loss_.add_gradient_from_sum(theta[w], lane_sums + batches[w].position() * d, count,
-                                        inv_norm, g);
-          } else {
-            loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
-          }
-        } else {
-          loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
-        }
+        loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
         for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
         project(theta[w]);
       }

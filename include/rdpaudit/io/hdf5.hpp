@@ -42,6 +42,8 @@ class Group {
   void dataset(const std::string& name, const double* data, const Shape& shape) const;
   void dataset(const std::string& name, const std::int64_t* data, const Shape& shape) const;
   void dataset(const std::string& name, const int* data, const Shape& shape) const;
+  /// A 1-D dataset of variable-length UTF-8 strings.
+  void dataset(const std::string& name, const std::vector<std::string>& values) const;
 
   std::int64_t id() const { return id_; }
 

@@ -33,6 +33,12 @@ class BatchSchedule {
   /// Changes whenever the partition is redrawn (at construction, and each epoch for
   /// shuffle_each_epoch), so that callers may cache per-batch quantities.
   std::uint32_t generation() const { return generation_; }
+  /// For callers that walk a partition scheme's epochs themselves instead of calling
+  /// next(): draws the epoch's partition where the scheme redraws it (shuffle_each_epoch),
+  /// with the same draws next() would make. Call at the start of every epoch.
+  void start_epoch() {
+    if (scheme_ == config::BatchScheme::kShuffleEachEpoch) shuffle();
+  }
   /// Batch j (< batches_per_epoch()) of the current partition, batch_size() records.
   const int* batch_at(long j) const { return order_.data() + j * b_; }
   int batch_size() const { return b_; }
