@@ -1,0 +1,216 @@
+#include "rdpaudit/estimate/cells.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/numeric.hpp"
+
+namespace rdpaudit::estimate {
+
+void check_edges(const std::vector<double>& edges, const std::string& key) {
+  if (edges.empty()) throw InputError(key, "[]", "need at least one bin edge");
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    if (!std::isfinite(edges[i]) || (i > 0 && !(edges[i] > edges[i - 1]))) {
+      throw InputError(key + "[" + std::to_string(i) + "]", std::to_string(edges[i]),
+                       "edges must be finite and strictly increasing");
+    }
+  }
+}
+
+std::size_t cell_of(const std::vector<double>& edges, double x) {
+  if (std::isnan(x)) return edges.size();
+  // Branch-free upper_bound: the number of edges <= x.
+  const double* base = edges.data();
+  std::size_t n = edges.size();
+  while (n > 1) {
+    const std::size_t half = n / 2;
+    base = base[half] <= x ? base + half : base;
+    n -= half;
+  }
+  return static_cast<std::size_t>(base - edges.data()) + (*base <= x ? 1 : 0);
+}
+
+std::vector<std::uint64_t> tally(const std::vector<std::vector<double>>& edges,
+                                 const SampleView& samples) {
+  if (edges.size() != samples.dim || (samples.dim != 1 && samples.dim != 2)) {
+    throw InputError("tally.edges", std::to_string(edges.size()) + " axes",
+                     "need one edge vector per sample dimension (1 or 2), samples have " +
+                         std::to_string(samples.dim));
+  }
+  for (std::size_t a = 0; a < edges.size(); ++a)
+    check_edges(edges[a], "tally.edges[" + std::to_string(a) + "]");
+  const std::size_t nx = edges[0].size() + 1;
+  const std::size_t ny = samples.dim == 2 ? edges[1].size() + 1 : 1;
+  std::vector<std::uint64_t> counts(nx * ny, 0);
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> local(nx * ny, 0);
+#pragma omp for schedule(static) nowait
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(samples.rows); ++i) {
+      const double* x = samples.row(static_cast<std::size_t>(i));
+      std::size_t c = cell_of(edges[0], x[0]);
+      if (samples.dim == 2) c = c * ny + cell_of(edges[1], x[1]);
+      ++local[c];
+    }
+#pragma omp critical
+    for (std::size_t c = 0; c < local.size(); ++c) counts[c] += local[c];
+  }
+  return counts;
+}
+
+std::vector<double> propose_edges_known(double mean_p, double sd_p, double mean_q, double sd_q,
+                                        double scale, std::uint64_t counted_per_side,
+                                        const BinningOptions& options) {
+  if (!(scale > 0.0) || !std::isfinite(scale)) {
+    throw InputError("binning.scale", std::to_string(scale), "must be a finite number > 0");
+  }
+  if (!(options.binning_bias > 0.0 && options.binning_bias < 1.0)) {
+    throw InputError("binning.binning_bias", std::to_string(options.binning_bias),
+                     "must lie in (0, 1)");
+  }
+  if (options.max_bins < 2)
+    throw InputError("binning.max_bins", std::to_string(options.max_bins), "must be >= 2");
+  const double reach =
+      std::sqrt(2.0 * std::log(std::max<double>(static_cast<double>(counted_per_side), 2.0))) + 1.0;
+  const double lo = std::min(mean_p - reach * sd_p, mean_q - reach * sd_q);
+  const double hi = std::max(mean_p + reach * sd_p, mean_q + reach * sd_q);
+  double width = scale * std::sqrt(12.0 * options.binning_bias);
+  const double span = hi - lo;
+  auto bins = static_cast<std::size_t>(std::ceil(span / width));
+  if (bins > options.max_bins) {
+    bins = options.max_bins;
+    width = span / static_cast<double>(bins);
+  }
+  bins = std::max<std::size_t>(bins, 1);
+  const double start = 0.5 * (lo + hi) - 0.5 * width * static_cast<double>(bins);
+  std::vector<double> edges(bins + 1);
+  for (std::size_t i = 0; i <= bins; ++i) edges[i] = start + width * static_cast<double>(i);
+  return edges;
+}
+
+namespace {
+
+void mean_sd(const SampleView& s, std::size_t axis, double& mean, double& sd) {
+  long double m = 0.0L, m2 = 0.0L;
+  for (std::size_t i = 0; i < s.rows; ++i) m += s.row(i)[axis];
+  m /= static_cast<long double>(s.rows);
+  for (std::size_t i = 0; i < s.rows; ++i) {
+    const long double d = s.row(i)[axis] - m;
+    m2 += d * d;
+  }
+  mean = static_cast<double>(m);
+  sd = static_cast<double>(std::sqrt(m2 / static_cast<long double>(s.rows - 1)));
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> propose_edges(const SampleView& pilot_p, const SampleView& pilot_q,
+                                               std::uint64_t counted_per_side,
+                                               const BinningOptions& options) {
+  if (pilot_p.rows < 2 || pilot_q.rows < 2 || pilot_p.dim != pilot_q.dim) {
+    throw InputError(
+        "binning.pilot",
+        std::to_string(pilot_p.rows) + " and " + std::to_string(pilot_q.rows) + " rows",
+        "need at least 2 pilot samples per side, of equal dimension");
+  }
+  std::vector<std::vector<double>> edges;
+  for (std::size_t a = 0; a < pilot_p.dim; ++a) {
+    double mp = 0, sp = 0, mq = 0, sq = 0;
+    mean_sd(pilot_p, a, mp, sp);
+    mean_sd(pilot_q, a, mq, sq);
+    const double scale = options.scale > 0.0 ? options.scale : std::min(sp, sq);
+    edges.push_back(propose_edges_known(mp, sp, mq, sq, scale, counted_per_side, options));
+  }
+  return edges;
+}
+
+Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& order,
+                      std::uint64_t min_count) {
+  counts.check();
+  const std::size_t n = counts.size();
+  std::vector<std::size_t> ord = order;
+  if (ord.empty()) {
+    ord.resize(n);
+    std::iota(ord.begin(), ord.end(), std::size_t{0});
+  }
+  std::vector<char> seen(n, 0);
+  if (ord.size() != n) {
+    throw InputError("merge.order", std::to_string(ord.size()) + " entries",
+                     "must list every one of " + std::to_string(n) + " cells once");
+  }
+  for (std::size_t c : ord) {
+    if (c >= n || seen[c])
+      throw InputError("merge.order", std::to_string(c), "must be a permutation of the cells");
+    seen[c] = 1;
+  }
+  Grouping g;
+  g.group.assign(n, 0);
+  std::uint64_t acc_p = 0, acc_q = 0;
+  std::size_t open_from = 0;  // position in ord where the open group starts
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t c = ord[k];
+    g.group[c] = static_cast<std::uint32_t>(g.groups);
+    acc_p += counts.p[c];
+    acc_q += counts.q[c];
+    if (acc_p >= min_count && acc_q >= min_count) {
+      ++g.groups;
+      acc_p = acc_q = 0;
+      open_from = k + 1;
+    }
+  }
+  if (open_from < n) {
+    if (g.groups == 0) {
+      g.groups = 1;  // everything in one group
+    } else {
+      for (std::size_t k = open_from; k < n; ++k)
+        g.group[ord[k]] = static_cast<std::uint32_t>(g.groups - 1);
+    }
+  }
+  return g;
+}
+
+CellCounts apply_grouping(const CellCounts& counts, const Grouping& grouping) {
+  CellCounts out;
+  out.p.assign(grouping.groups, 0);
+  out.q.assign(grouping.groups, 0);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    out.p[grouping.group[i]] += counts.p[i];
+    out.q[grouping.group[i]] += counts.q[i];
+  }
+  return out;
+}
+
+namespace {}  // namespace
+
+std::vector<std::size_t> order_by_smoothed_ratio(const CellCounts& counts, std::size_t nx,
+                                                 std::size_t ny, double bandwidth_cells,
+                                                 std::vector<double>* log_ratio) {
+  counts.check();
+  if (nx * ny != counts.size()) {
+    throw InputError(
+        "order.grid", std::to_string(nx) + " x " + std::to_string(ny),
+        "must have as many cells as the counts (" + std::to_string(counts.size()) + ")");
+  }
+  std::vector<double> sp(counts.p.begin(), counts.p.end()), sq(counts.q.begin(), counts.q.end());
+  gaussian_smooth(sp, nx, ny, bandwidth_cells, bandwidth_cells);
+  gaussian_smooth(sq, nx, ny, bandwidth_cells, bandwidth_cells);
+  const double np =
+      static_cast<double>(counts.total_p()) + 0.5 * static_cast<double>(counts.size());
+  const double nq =
+      static_cast<double>(counts.total_q()) + 0.5 * static_cast<double>(counts.size());
+  std::vector<double> lr(counts.size());
+  for (std::size_t i = 0; i < lr.size(); ++i) {
+    lr[i] = std::log((sp[i] + 0.5) / np) - std::log((sq[i] + 0.5) / nq);
+  }
+  std::vector<std::size_t> order(counts.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return lr[a] < lr[b]; });
+  if (log_ratio) *log_ratio = std::move(lr);
+  return order;
+}
+
+}  // namespace rdpaudit::estimate

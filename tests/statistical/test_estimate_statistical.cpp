@@ -1,0 +1,224 @@
+// Seeded Monte Carlo checks of the sample-based estimators against exact truth. Each states its
+// threshold and why; the large replication studies behind them are in docs/studies/
+// (python/studies/estimate_study.py).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "test_estimate_support.hpp"
+
+using namespace rdpaudit::estimate;
+
+namespace {
+
+const Estimate& truth_of(const std::vector<Estimate>& truth, const Estimate& e) {
+  for (const Estimate& t : truth) {
+    if (t.alpha == e.alpha && t.direction == e.direction) return t;
+  }
+  FAIL("no truth for alpha " << e.alpha);
+  return truth.front();
+}
+
+// One 10^7-per-side replication of a 1-D case: the brief's accuracy and power requirements.
+void check_at_ten_million(const std::string& name, std::uint64_t seed, double max_plugin_error,
+                          double min_lower_ratio) {
+  const testing::Case c = testing::known_truth_case(name);
+  const std::vector<double> alphas = default_alpha_grid();
+  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+  const std::vector<Estimate> est = testing::run_replication(c, 10000000, seed, 90, alphas, 50);
+  for (const Estimate& e : est) {
+    const double t = truth_of(truth, e).value;
+    INFO(name << ": " << e.method << ", alpha " << e.alpha << ", direction " << e.direction
+              << ", truth " << t << ", value " << e.value << ", lower " << e.lower << ", reason "
+              << e.reason);
+    CHECK(std::isfinite(e.value));
+    CHECK(std::isfinite(e.lower));
+    if (e.method == "histogram-plugin" && e.alpha <= 16.0) {
+      REQUIRE(e.informative);
+      CHECK(std::abs(e.value / t - 1.0) <= max_plugin_error);
+      CHECK(e.lower <= e.value);
+      CHECK(e.upper >= e.value);
+    }
+    if (e.method == "rigorous-cp") {
+      CHECK(e.lower <= t);  // validity (fails with probability <= 5 % for a random seed)
+      if (e.alpha <= 16.0) CHECK(e.lower >= min_lower_ratio * t);
+      if (e.alpha == 64.0) CHECK(e.informative);  // finite and positive up to 64
+    }
+  }
+}
+
+}  // namespace
+
+// Threshold 3 %: the brief's accuracy requirement for the plug-in at 10^7 samples per side
+// (alpha <= 16); 70 %: its power requirement for the rigorous bound. Over 20 seeds the study
+// (docs/studies/estimate_study.md) measures the plug-in error and the bound / truth ratio of
+// these within-reach cases; a fixed seed makes this test deterministic.
+TEST_CASE("Gaussian pair at 10^7: plug-in within 3 %, rigorous bound valid and >= 70 %",
+          "[estimate][statistical]") {
+  check_at_ten_million("pair15", 1, 0.03, 0.70);
+}
+
+TEST_CASE("sampled Gaussian mechanism at 10^7: plug-in within 3 %, bound valid and >= 70 %",
+          "[estimate][statistical]") {
+  check_at_ten_million("sgm", 1, 0.03, 0.70);
+}
+
+// Coverage: the rigorous bound holds simultaneously for every order of the grid and both
+// directions with probability >= 95 %. Over 200 replications a correct bound fails in
+// Binomial(200, <= 0.05) of them: more than 20 failures has probability < 0.2 %, while a bound
+// covering at only 85 % fails this test with probability > 99.9 %. Small samples (2 x 10^4)
+// keep the test fast; the study repeats it at 10^5 and 10^6 for every case.
+TEST_CASE("rigorous bound covers the truth over 200 seeded replications",
+          "[estimate][statistical]") {
+  const testing::Case c = testing::known_truth_case("sgm25");
+  const std::vector<double> alphas = default_alpha_grid();
+  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+  int failures = 0, informative = 0;
+  for (std::uint64_t rep = 1; rep <= 200; ++rep) {
+    const auto xp = testing::draw(c.p, 20000, rep, 91, 0);
+    const auto xq = testing::draw(c.q, 20000, rep, 91, 1);
+    const std::vector<double> sp(xp.begin(), xp.begin() + 6000), sq(xq.begin(), xq.begin() + 6000);
+    const std::vector<double> ep(xp.begin() + 6000, xp.end()), eq(xq.begin() + 6000, xq.end());
+    const auto r = rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas);
+    bool covered = true;
+    for (const Estimate& e : r.estimates) {
+      covered = covered && e.lower <= truth_of(truth, e).value;
+      informative += e.informative ? 1 : 0;
+    }
+    failures += covered ? 0 : 1;
+  }
+  CHECK(failures <= 20);
+  CHECK(informative > 0);  // the bound is not trivially 0
+}
+
+// 2-D: the learned-score route (logistic and KDE) on a correlated Gaussian pair with 10^6
+// samples per side. Validity must hold at every order. The bound / truth ratio at alpha <= 8
+// is what a 1-D projection keeps (all of the divergence for the logistic score, whose family
+// contains the true linear log-ratio) less the statistical cost of 7 x 10^5 evaluation samples
+// for a divergence this small (R_2 = 0.02): with this seed 0.71 (logistic) and 0.65 - 0.67
+// (KDE). 0.6 fails a broken score (a constant or sign-flipped score gives 0).
+TEST_CASE("2-D Gaussian pair through learned scores", "[estimate][statistical]") {
+  const testing::Case c = testing::known_truth_case("pair2d");
+  const std::vector<double> alphas = default_alpha_grid();
+  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+  const std::size_t n = 1000000;
+  const auto xp = testing::draw(c.p, n, 3, 92, 0);
+  const auto xq = testing::draw(c.q, n, 3, 92, 1);
+  SampleOptions o;
+  o.scores = {Score::kLogistic, Score::kKde};
+  o.plugin.bootstrap_replicates = 0;
+  const auto est = estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2},
+                                         alphas, o, nullptr);
+  int rigorous = 0;
+  for (const Estimate& e : est) {
+    const double t = truth_of(truth, e).value;
+    INFO(e.method << ", alpha " << e.alpha << ", direction " << e.direction << ", truth " << t
+                  << ", lower " << e.lower);
+    if (e.method.find("rigorous") != std::string::npos) {
+      ++rigorous;
+      CHECK(e.lower <= t);
+      if (e.alpha <= 8.0) CHECK(e.lower >= 0.6 * t);
+    }
+  }
+  CHECK(rigorous == 2 * 2 * static_cast<int>(alphas.size()));
+}
+
+// The simulator's route: fixed-bin histograms (2-D, bins from an independent pilot) delivered
+// whole, split by binomial thinning for the rigorous bound, and the plug-in merged along the
+// smoothed likelihood-ratio order. 2 x 10^6 samples per side; with this seed the bound keeps
+// 0.75 - 0.78 of the truth at alpha <= 8, so 0.6 is a check of the route, as above.
+TEST_CASE("2-D fixed-bin histograms: plug-in and thinned rigorous bound",
+          "[estimate][statistical]") {
+  const testing::Case c = testing::known_truth_case("pair2d");
+  const std::vector<double> alphas = {1.1, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0};
+  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+  const std::size_t n = 2000000;
+  const auto pp = testing::draw(c.p, 100000, 4, 93, 0, rdpaudit::rng::Purpose::kPilot);
+  const auto pq = testing::draw(c.q, 100000, 4, 93, 1, rdpaudit::rng::Purpose::kPilot);
+  const auto edges =
+      propose_edges(SampleView{pp.data(), 100000, 2}, SampleView{pq.data(), 100000, 2}, n);
+  const auto xp = testing::draw(c.p, n, 4, 93, 0);
+  const auto xq = testing::draw(c.q, n, 4, 93, 1);
+  const CellCounts counts{tally(edges, SampleView{xp.data(), n, 2}),
+                          tally(edges, SampleView{xq.data(), n, 2})};
+  const std::size_t nx = edges[0].size() + 1, ny = edges[1].size() + 1;
+  rdpaudit::rng::Stream s(rdpaudit::rng::StreamId{4, 93, 2, 0, rdpaudit::rng::Purpose::kTest});
+  PluginOptions po;
+  po.bootstrap_replicates = 0;
+  const auto plugin =
+      histogram_plugin(counts, alphas, po, nullptr, order_by_smoothed_ratio(counts, nx, ny, 2.0));
+  const auto [sel, eval] = thin_counts(counts, 0.3, s);
+  const auto bound =
+      rigorous_lower_bound(cells_from_histogram_2d(edges[0], edges[1], sel, eval), alphas);
+  for (const Estimate& e : plugin) {
+    const double t = truth_of(truth, e).value;
+    INFO("plug-in alpha " << e.alpha << " direction " << e.direction << " truth " << t << " value "
+                          << e.value);
+    // 2-D bins of 0.245 sd per axis keep the binning loss near 1 %; 5 % allows for the plug-in's
+    // noise at alpha = 8 with 2 x 10^6 samples (about 1.5 %).
+    if (e.alpha <= 8.0) CHECK(std::abs(e.value / t - 1.0) <= 0.05);
+  }
+  for (const Estimate& e : bound.estimates) {
+    const double t = truth_of(truth, e).value;
+    INFO("bound alpha " << e.alpha << " direction " << e.direction << " truth " << t << " lower "
+                        << e.lower);
+    CHECK(e.lower <= t);
+    if (e.alpha <= 8.0) CHECK(e.lower >= 0.6 * t);
+  }
+}
+
+// The 1-D route of the simulator: a fixed-bin histogram of all samples (bins from a pilot),
+// thinned 30/70 for the bound. Figure 2, K = 50, 2 x 10^6 samples per side: R_2 is only
+// 1.6e-3, so the bound is valid but far from the truth (study: about half of it at 10^6);
+// the test asks validity at every order and a positive (informative) bound up to alpha 16.
+TEST_CASE("1-D fixed-bin histogram of the Figure 2 mixture, thinned", "[estimate][statistical]") {
+  const testing::Case c = testing::known_truth_case("fig2_k50");
+  const std::vector<double> alphas = default_alpha_grid();
+  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+  const std::size_t n = 2000000;
+  const auto pp = testing::draw(c.p, 100000, 5, 94, 0, rdpaudit::rng::Purpose::kPilot);
+  const auto pq = testing::draw(c.q, 100000, 5, 94, 1, rdpaudit::rng::Purpose::kPilot);
+  const auto edges = propose_edges(view_of(pp), view_of(pq), n);
+  const auto xp = testing::draw(c.p, n, 5, 94, 0);
+  const auto xq = testing::draw(c.q, n, 5, 94, 1);
+  const CellCounts counts{tally(edges, view_of(xp)), tally(edges, view_of(xq))};
+  rdpaudit::rng::Stream s(rdpaudit::rng::StreamId{5, 94, 2, 0, rdpaudit::rng::Purpose::kTest});
+  const auto [sel, eval] = thin_counts(counts, 0.3, s);
+  const auto bound = rigorous_lower_bound(cells_from_histogram_1d(edges[0], sel, eval), alphas);
+  for (const Estimate& e : bound.estimates) {
+    const double t = truth_of(truth, e).value;
+    INFO("alpha " << e.alpha << " direction " << e.direction << " truth " << t << " lower "
+                  << e.lower);
+    CHECK(e.lower <= t);
+    if (e.alpha <= 16.0) CHECK(e.informative);
+  }
+}
+
+// d = 3: no quadrature, but the Gaussian pair has a closed form. The logistic score carries
+// the whole divergence (its family contains the true linear log-ratio); with this seed the
+// bound keeps 0.81 - 0.82 of it at alpha in {2, 4} (7 x 10^5 evaluation samples, Mahalanobis
+// shift 0.3); 0.6 fails a broken score, validity (<= truth) an invalid bound.
+TEST_CASE("3-D Gaussian pair through the logistic score", "[estimate][statistical]") {
+  const std::vector<double> cov = {1.0, 0.3, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0, 2.0};
+  const GaussianMixture p = gaussian({0.2, 0.0, 0.3}, cov), q = gaussian({0.0, 0.0, 0.0}, cov);
+  // Mahalanobis^2 of (0.2, 0, 0.3): block [[1, .3], [.3, 1]]^-1 on (0.2, 0) plus 0.3^2 / 2.
+  const double maha2 = 0.04 / (1.0 - 0.09) + 0.09 / 2.0;
+  const std::size_t n = 1000000;
+  const auto xp = testing::draw(p, n, 6, 95, 0);
+  const auto xq = testing::draw(q, n, 6, 95, 1);
+  SampleOptions o;
+  o.plugin.bootstrap_replicates = 0;
+  const std::vector<double> alphas = {1.1, 2.0, 4.0, 16.0, 64.0};
+  const auto est = estimate_from_samples(SampleView{xp.data(), n, 3}, SampleView{xq.data(), n, 3},
+                                         alphas, o, nullptr);
+  REQUIRE(est.size() == 2 * 2 * alphas.size());  // logistic score: plug-in and bound
+  for (const Estimate& e : est) {
+    const double t = gaussian_pair_renyi(maha2, e.alpha);
+    INFO(e.method << " alpha " << e.alpha << " direction " << e.direction << " truth " << t
+                  << " lower " << e.lower);
+    CHECK(e.method.rfind("logistic-ratio/", 0) == 0);
+    if (e.method == "logistic-ratio/rigorous-cp") {
+      CHECK(e.lower <= t);
+      if (e.alpha <= 4.0) CHECK(e.lower >= 0.6 * t);
+    }
+  }
+}

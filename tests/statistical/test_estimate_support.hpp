@@ -1,0 +1,155 @@
+// Test support for the estimator tests: seeded samples from Gaussian mixtures, drawn with the
+// project's counter-based streams (one stream per chunk of 2^16 samples, so the draws do not
+// depend on the number of threads).
+#pragma once
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <boost/random/normal_distribution.hpp>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/estimate/samples.hpp"
+#include "rdpaudit/rng/philox.hpp"
+
+namespace rdpaudit::estimate::testing {
+
+/// n samples (row-major, dim per row) of `mix`; stream ids (seed, scenario, dataset, chunk, kTest).
+inline std::vector<double> draw(const GaussianMixture& mix, std::size_t n, std::uint64_t seed,
+                                std::uint32_t scenario, std::uint32_t dataset,
+                                rng::Purpose purpose = rng::Purpose::kTest) {
+  const std::size_t dim = mix.dim, k = mix.components();
+  const auto d = static_cast<Eigen::Index>(dim);
+  const Eigen::MatrixXd chol =
+      Eigen::Map<const Eigen::MatrixXd>(mix.covariance.data(), d, d).llt().matrixL();
+  std::vector<double> cumulative(k);
+  double total = 0.0;
+  for (std::size_t j = 0; j < k; ++j) cumulative[j] = (total += mix.weights[j]);
+  std::vector<double> out(n * dim);
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t c = 0; c < static_cast<std::ptrdiff_t>(chunks); ++c) {
+    rng::Stream s(rng::StreamId{seed, scenario, dataset, static_cast<std::uint64_t>(c), purpose});
+    boost::random::normal_distribution<double> normal;
+    Eigen::VectorXd z(d);
+    const std::size_t first = static_cast<std::size_t>(c) * kChunk;
+    const std::size_t last = std::min(n, first + kChunk);
+    for (std::size_t i = first; i < last; ++i) {
+      std::size_t j = 0;
+      if (k > 1) {
+        const double u = s.uniform() * total;
+        j = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) -
+                                     cumulative.begin());
+        j = std::min(j, k - 1);
+      }
+      for (Eigen::Index a = 0; a < d; ++a) z(a) = normal(s);
+      const Eigen::VectorXd x = chol * z;
+      for (std::size_t a = 0; a < dim; ++a) {
+        out[i * dim + a] = mix.means[j * dim + a] + x(static_cast<Eigen::Index>(a));
+      }
+    }
+  }
+  return out;
+}
+
+/// The sampled Gaussian mechanism in 1-D: (1 - rate) N(0, s^2) + rate N(mu, s^2).
+inline GaussianMixture sampled_gaussian(double rate, double mu, double s) {
+  GaussianMixture g;
+  g.dim = 1;
+  g.weights = {1.0 - rate, rate};
+  g.means = {0.0, mu};
+  g.covariance = {s * s};
+  return g;
+}
+
+/// A known-truth case: the laws of P and P' (Gaussian mixtures with a common covariance).
+struct Case {
+  std::string name;
+  GaussianMixture p, q;
+  std::string description;
+};
+
+/// The known-truth suite. Where the tilted law of order 16 sits decides what 10^7 samples can
+/// do (DESIGN.md 3: large orders live in the tail): "within reach" cases put 90 % of it within
+/// 3.7 sd of P' (pair10, pair15, sgm), "edge" cases within 4.5 sd (pair20, sgm25), and sgm_far
+/// puts it 16 sd out, beyond any sample.
+inline std::vector<Case> known_truth_cases() {
+  std::vector<Case> c;
+  auto pair = [](const char* name, double rho) {
+    return Case{name, gaussian({2.0 * rho}, {4.0}), gaussian({0.0}, {4.0}),
+                "N(" + std::to_string(2.0 * rho).substr(0, 4) + ", 2^2) vs N(0, 2^2)"};
+  };
+  c.push_back(pair("pair10", 0.10));
+  c.push_back(pair("pair15", 0.15));
+  c.push_back(pair("pair20", 0.20));
+  c.push_back(Case{"sgm", sampled_gaussian(0.5, 0.4, 2.0), gaussian({0.0}, {4.0}),
+                   "0.5 N(0, 2^2) + 0.5 N(0.4, 2^2) vs N(0, 2^2)"});
+  c.push_back(Case{"sgm25", sampled_gaussian(0.5, 0.5, 2.0), gaussian({0.0}, {4.0}),
+                   "0.5 N(0, 2^2) + 0.5 N(0.5, 2^2) vs N(0, 2^2)"});
+  c.push_back(Case{"sgm_far", sampled_gaussian(0.1, 2.0, 2.0), gaussian({0.0}, {4.0}),
+                   "0.9 N(0, 2^2) + 0.1 N(2, 2^2) vs N(0, 2^2)"});
+  for (int k : {1, 10, 50}) {
+    QuadraticLossSetting s;
+    s.epochs = k;
+    const MixturePair m = quadratic_loss_last_iterate(s);
+    c.push_back(Case{"fig2_k" + std::to_string(k), m.p, m.q,
+                     "Figure 2 quadratic loss, shuffle and partition, K = " + std::to_string(k)});
+  }
+  const std::vector<double> cov = {2.0, 0.9, 0.9, 1.0};
+  c.push_back(Case{
+      "pair2d", gaussian({0.1, -0.05}, cov), gaussian({0.0, 0.0}, cov),
+      "2-D N((0.1, -0.05), S) vs N(0, S), S = [[2, 0.9], [0.9, 1]] (Mahalanobis shift 0.142)"});
+  return c;
+}
+
+inline Case known_truth_case(const std::string& name) {
+  for (Case& c : known_truth_cases()) {
+    if (c.name == name) return c;
+  }
+  throw std::invalid_argument("no known-truth case " + name);
+}
+
+/// One seeded replication of the sample-based estimators on a known-truth case with n samples
+/// per side, as the audit would run them:
+///  * 1-D: "histogram-plugin" on all n samples in bins proposed from an independent pilot
+///    (Purpose::kPilot streams, min(n, 10^5) per side), bootstrap of `bootstrap` replicates;
+///    "rigorous-cp" on the raw samples (selection 30 %, evaluation 70 %).
+///  * 2-D: estimate_from_samples with the logistic-regression score.
+inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::uint64_t seed,
+                                             std::uint32_t scenario,
+                                             const std::vector<double>& alphas,
+                                             std::size_t bootstrap = 100) {
+  const auto xp = draw(c.p, n, seed, scenario, 0);
+  const auto xq = draw(c.q, n, seed, scenario, 1);
+  rng::Stream boot(rng::StreamId{seed, scenario, 2, 0, rng::Purpose::kTest});
+  if (c.p.dim == 2) {
+    SampleOptions o;
+    o.scores = {Score::kLogistic};
+    o.plugin.bootstrap_replicates = bootstrap;
+    return estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2}, alphas,
+                                 o, &boot);
+  }
+  const std::size_t n_pilot = std::min<std::size_t>(n, 100000);
+  const auto pp = draw(c.p, n_pilot, seed, scenario, 0, rng::Purpose::kPilot);
+  const auto pq = draw(c.q, n_pilot, seed, scenario, 1, rng::Purpose::kPilot);
+  const auto edges = propose_edges(view_of(pp), view_of(pq), n);
+  const CellCounts counts{tally(edges, view_of(xp)), tally(edges, view_of(xq))};
+  PluginOptions po;
+  po.bootstrap_replicates = bootstrap;
+  std::vector<Estimate> out = histogram_plugin(counts, alphas, po, &boot);
+  const auto n_sel = static_cast<std::ptrdiff_t>(0.3 * static_cast<double>(n));
+  const std::vector<double> sp(xp.begin(), xp.begin() + n_sel), sq(xq.begin(), xq.begin() + n_sel);
+  const std::vector<double> ep(xp.begin() + n_sel, xp.end()), eq(xq.begin() + n_sel, xq.end());
+  for (Estimate& e : rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas).estimates) {
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace rdpaudit::estimate::testing
