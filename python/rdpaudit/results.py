@@ -84,6 +84,25 @@ class Scenario:
         side = self._side(dataset)
         return side["samples"][()] if "samples" in side else None
 
+    def estimates(self, method=None, direction=None):
+        """Rows of the estimates table (format >= 1.1) as a list of dicts with keys method,
+        direction (0: R_a(P||P'), 1: R_a(P'||P)), alpha, value, lower, upper, informative,
+        interval, reason; optionally filtered by method and direction."""
+        if "estimates" not in self.group or "method" not in self.group["estimates"]:
+            return []
+        g = self.group["estimates"]
+        cols = {k: g[k][()] for k in ("method", "direction", "alpha", "value", "lower", "upper",
+                                      "informative", "interval", "reason")}
+        rows = []
+        for i in range(len(cols["alpha"])):
+            row = {k: (_text(v[i]) if k in ("method", "interval", "reason") else v[i].item())
+                   for k, v in cols.items()}
+            row["informative"] = bool(row["informative"])
+            if (method is None or row["method"] == method) and \
+                    (direction is None or row["direction"] == direction):
+                rows.append(row)
+        return rows
+
     def trajectories(self, dataset: str) -> int:
         return int(self._side(dataset).attrs["trajectories"])
 

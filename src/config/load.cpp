@@ -546,7 +546,36 @@ void read_bounds(Scenario& s, Reader& r) {
   b.custom = read_custom_bounds(r);
 }
 
-Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>& sweep_index) {
+void read_estimate(Scenario& s, Reader& r, long trajectories) {
+  auto& e = s.estimate;
+  e.enabled = r.boolean("estimate.enabled").value_or(true);
+  if (auto alphas = r.vector("estimate.alphas")) {
+    for (std::size_t i = 0; i < alphas->size(); ++i) {
+      if (!((*alphas)[i] > 1)) {
+        throw InputError("estimate.alphas[" + std::to_string(i) + "]",
+                         fmt::format("{}", (*alphas)[i]), "orders must be > 1");
+      }
+    }
+    e.extra_alphas = *alphas;
+  }
+  e.confidence = r.number("estimate.confidence").value_or(0.95);
+  if (!(e.confidence > 0 && e.confidence < 1)) r.fail("estimate.confidence", "must be in (0, 1)");
+  const long samples = r.integer("estimate.samples").value_or(1'000'000);
+  if (samples < 100 || samples > 100'000'000) r.fail("estimate.samples", "must be in [100, 10^8]");
+  e.samples = std::min(trajectories, samples);  // cannot keep more than were simulated
+  e.selection_fraction = r.number("estimate.selection_fraction").value_or(0.3);
+  if (!(e.selection_fraction > 0 && e.selection_fraction < 1)) {
+    r.fail("estimate.selection_fraction", "must be in (0, 1)");
+  }
+  e.patterns = static_cast<int>(r.integer("estimate.patterns").value_or(4096));
+  if (e.patterns < 1 || e.patterns > 1'000'000) r.fail("estimate.patterns", "must be in [1, 10^6]");
+  e.bootstrap = static_cast<int>(r.integer("estimate.bootstrap").value_or(200));
+  if (e.bootstrap < 0 || e.bootstrap > 100'000)
+    r.fail("estimate.bootstrap", "must be in [0, 10^5]");
+}
+
+Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>& sweep_index,
+                       long trajectories) {
   Reader r(doc, sweep_index);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
   for (const char* k : {"experiment.name", "experiment.description", "experiment.seed",
@@ -567,6 +596,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   read_init(s, r);
   read_tally(s, r);
   read_bounds(s, r);
+  read_estimate(s, r, trajectories);
   r.reject_unused();
   return s;
 }
@@ -656,7 +686,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
         point.insert(point.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
       }
     }
-    Scenario s = read_scenario(copy, index);
+    Scenario s = read_scenario(copy, index, spec.trajectories);
     s.index = static_cast<int>(c);
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));

@@ -109,6 +109,14 @@ std::optional<std::string> Reader::string(const std::string& path) {
   fail(path, "must be a string");
 }
 
+std::optional<bool> Reader::boolean(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  if (const auto* b = n->as_boolean()) return b->get();
+  fail(path, "must be true or false");
+}
+
 std::optional<std::vector<double>> Reader::vector(const std::string& path) {
   const auto* n = node(path);
   if (!n) return std::nullopt;

@@ -46,7 +46,7 @@ void write_axis_edges(const Group& g, const std::string& name, const tally::Axis
   g.dataset(name, e.data(), shape(static_cast<std::int64_t>(e.size())));
 }
 
-void write_tally(const Group& g, const tally::Tally& t) {
+void write_tally(const Group& g, const tally::Tally& t, std::int64_t raw_rows) {
   const int d = t.binning.dim;
   g.attr("trajectories", static_cast<std::int64_t>(t.moments.count));
   const std::int64_t width = t.binning.coordinate.front().bins + 2;
@@ -60,7 +60,9 @@ void write_tally(const Group& g, const tally::Tally& t) {
   }
   write_vector(g, "mean", t.mean());
   write_matrix(g, "covariance", t.covariance());
-  if (t.raw_cap > 0) g.dataset("samples", t.raw.data(), shape(t.raw_cap, d));
+  // Only the first tally.raw_samples rows are written (the rest served the estimators).
+  const std::int64_t rows = std::min(raw_rows, t.raw_cap);
+  if (rows > 0) g.dataset("samples", t.raw.data(), shape(rows, d));
 }
 
 }  // namespace
@@ -110,7 +112,47 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   scenarios_ = root.create_group("scenarios");
 }
 
-void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t) {
+namespace {
+
+// One row per (method, direction, alpha): columns as 1-D datasets.
+void write_estimates(const Group& g, const config::Scenario& s,
+                     const estimate::ScenarioEstimates& e) {
+  g.attr("enabled", s.estimate.enabled);
+  g.attr("confidence", s.estimate.confidence);
+  g.attr("selection_fraction", s.estimate.selection_fraction);
+  g.attr("samples_per_dataset", static_cast<std::int64_t>(s.estimate.samples));
+  g.attr("mixture", e.mixture);
+  g.dataset("alpha_grid", e.alphas.data(), shape(static_cast<std::int64_t>(e.alphas.size())));
+  std::vector<std::string> method, interval, reason;
+  std::vector<int> direction, informative;
+  std::vector<double> alpha, value, lower, upper;
+  for (const auto& x : e.estimates) {
+    method.push_back(x.method);
+    interval.push_back(x.interval);
+    reason.push_back(x.reason);
+    direction.push_back(x.direction);
+    informative.push_back(x.informative ? 1 : 0);
+    alpha.push_back(x.alpha);
+    value.push_back(x.value);
+    lower.push_back(x.lower);
+    upper.push_back(x.upper);
+  }
+  const auto n = shape(static_cast<std::int64_t>(e.estimates.size()));
+  g.dataset("method", method);
+  g.dataset("direction", direction.data(), n);
+  g.dataset("alpha", alpha.data(), n);
+  g.dataset("value", value.data(), n);
+  g.dataset("lower", lower.data(), n);
+  g.dataset("upper", upper.data(), n);
+  g.dataset("informative", informative.data(), n);
+  g.dataset("interval", interval);
+  g.dataset("reason", reason);
+}
+
+}  // namespace
+
+void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
+                                 const estimate::ScenarioEstimates& est) {
   Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
   g.attr("index", s.index);
   std::vector<std::string> keys, texts;
@@ -186,8 +228,9 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
     write_axis_edges(bin, "joint_edges_y", b.joint_y);
   }
   g.attr("seconds", t.seconds);
-  write_tally(g.create_group("D"), t.d);
-  write_tally(g.create_group("Dprime"), t.dprime);
+  write_tally(g.create_group("D"), t.d, s.raw_cap);
+  write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
+  write_estimates(g.create_group("estimates"), s, est);
 }
 
 void ResultsWriter::commit() {

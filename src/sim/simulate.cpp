@@ -257,7 +257,10 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
                          Dataset dataset) {
   const std::int64_t m = opt.trajectories;
   const int d = s.dim;
-  tally::Tally result(binning, std::min<std::int64_t>(m, s.raw_cap));
+  // Raw last iterates: those the file keeps (tally.raw_samples) and those the estimators use.
+  const std::int64_t keep =
+      std::max<std::int64_t>(s.raw_cap, s.estimate.enabled ? s.estimate.samples : 0);
+  tally::Tally result(binning, std::min<std::int64_t>(m, keep));
   result.raw.assign(static_cast<std::size_t>(result.raw_cap) * d, 0.0);
 
   const std::int64_t chunk = chunk_size(m);

@@ -71,6 +71,14 @@ with load(out) as r:
     check(jc.sum() == 2000, "2-D histogram total")
     check(s.samples("D").shape == (50, 2), "raw samples")
     check(s.covariance("D").shape == (2, 2), "covariance")
+    check(r.format_version == (1, 1), f"format version {r.format_version}")
+    rows = s.estimates()
+    check(len(rows) > 0, "estimates stored")
+    methods = {x["method"] for x in rows}
+    check("exact-quadrature" in methods, f"exact estimates for the quadratic loss ({methods})")
+    exact = s.estimates(method="exact-quadrature", direction=0)
+    check(all(x["informative"] and x["value"] >= 0 for x in exact), "exact values informative")
+    check(abs(exact[0]["alpha"] - 1.1) < 1e-12, "dp_accounting grid starts at 1.1")
 
 # A file of another major version is refused.
 with h5py.File(out, "r+") as f:

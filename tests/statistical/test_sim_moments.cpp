@@ -9,8 +9,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <iomanip>
 
 #include "rdpaudit/config/load.hpp"
+#include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
 using namespace rdpaudit;
@@ -202,6 +204,47 @@ TEST_CASE("the closed forms separate the schemes (the test above can fail)", "[s
       INFO(kSchemes[i].first << " vs " << kSchemes[j].first);
       CHECK(std::max(std::fabs(x.mean - y.mean) / se_mean,
                      std::fabs(x.variance() - y.variance()) / se_var) > 25);
+    }
+  }
+}
+
+TEST_CASE("the last-iterate Gaussian mixture has the closed-form mean and variance",
+          "[sim][mixture]") {
+  // Enumerated (shuffle and partition) and deterministic (fixed order, full batch) mixtures
+  // are exact: their moments equal the closed forms to rounding. Sampled patterns (each
+  // epoch, without replacement) are checked within 5 standard errors of their pattern means.
+  Setting p;
+  SECTION("b divides n") {}
+  SECTION("b does not divide n") {
+    p.n = 7;
+  }
+  for (const auto& [name, scheme] : kSchemes) {
+    if (scheme == BatchScheme::kPoisson) continue;  // random batch size: no common covariance
+    const auto spec = config::parse_experiment(experiment(p, name), name + ".toml");
+    std::string why;
+    const auto mix = sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 3, 20000, why);
+    REQUIRE(mix.has_value());
+    for (bool prime : {false, true}) {
+      const auto& m = prime ? mix->dprime : mix->d;
+      double wsum = 0, mean = 0, second = 0;
+      for (std::size_t k = 0; k < m.weights.size(); ++k) {
+        wsum += m.weights[k];
+        mean += m.weights[k] * m.means[k];
+        second += m.weights[k] * m.means[k] * m.means[k];
+      }
+      mean /= wsum;
+      second /= wsum;
+      const double variance = m.variance + second - mean * mean;
+      const Moments truth = closed_form(p, scheme, prime);
+      INFO(name << (prime ? " D'" : " D") << std::setprecision(17) << ": mean " << mean << " vs "
+                << truth.mean << ", variance " << variance << " vs " << truth.variance());
+      if (m.exact) {
+        CHECK(mean == Approx(truth.mean).epsilon(1e-12).margin(1e-14));
+        CHECK(variance == Approx(truth.variance()).epsilon(1e-12));
+      } else {
+        const double between = std::max(0.0, second - mean * mean);  // of the pattern means
+        CHECK(std::fabs(mean - truth.mean) < 5 * std::sqrt(between / m.weights.size()) + 1e-12);
+      }
     }
   }
 }

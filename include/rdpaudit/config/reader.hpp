@@ -22,6 +22,7 @@ class Reader {
   std::optional<double> number(const std::string& path);
   std::optional<long> integer(const std::string& path);
   std::optional<std::string> string(const std::string& path);
+  std::optional<bool> boolean(const std::string& path);
   std::optional<std::vector<double>> vector(const std::string& path);
   std::optional<std::vector<std::vector<double>>> matrix(const std::string& path);
   std::optional<std::vector<long>> integer_vector(const std::string& path);

@@ -75,6 +75,17 @@ struct BoundsSpec {
   std::vector<CustomBoundText> custom;
 };
 
+/// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
+struct EstimateSpec {
+  bool enabled = true;
+  std::vector<double> extra_alphas;  ///< added to dp_accounting's grid (1.1 ... 64)
+  double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
+  long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
+  double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
+  int patterns = 4096;               ///< sampled batch schedules of the Rao-Blackwell mixture
+  int bootstrap = 200;               ///< bootstrap replicates of the plug-in (diagnostic)
+};
+
 struct Scenario {
   int index = 0;
   /// Values of the swept keys at this point, in file order.
@@ -124,7 +135,8 @@ struct Scenario {
   long pilot_trajectories = 20000;  ///< per dataset, independent streams, place the bins
   long raw_cap = 0;                 ///< raw last iterates kept per dataset
 
-  BoundsSpec bounds;  ///< the [bounds] table
+  BoundsSpec bounds;
+  EstimateSpec estimate;  ///< the [estimate] table  ///< the [bounds] table
 
   int n() const { return data.n(); }
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
@@ -14,7 +15,7 @@ namespace rdpaudit::io {
 inline constexpr const char* kFileType = "rdpaudit-results";
 /// Major: readers refuse other majors (layout changes). Minor: additions only.
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 0;
+inline constexpr int kFormatMinor = 1;  // 1.1: estimates
 
 struct RunInfo {
   std::string command_line;
@@ -24,7 +25,8 @@ struct RunInfo {
 class ResultsWriter {
  public:
   ResultsWriter(const std::string& path, const config::ExperimentSpec& spec, const RunInfo& run);
-  void add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t);
+  void add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
+                    const estimate::ScenarioEstimates& e);
   void commit();
 
  private:
