@@ -2,16 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace rdpaudit::tally {
 
 void MomentSums::add(const double* theta, const Eigen::VectorXd& shift) {
+  // Called once per trajectory: no heap allocation (d <= kMaxDim = 8).
+  constexpr Eigen::Index kMax = 8;  // the simulator's largest dimension
   const auto d = shift.size();
-  Eigen::VectorXd c(d);
-  for (Eigen::Index k = 0; k < d; ++k) c(k) = theta[k] - shift(k);
+  if (d > kMax) throw std::logic_error("MomentSums: dimension above 8");
+  double c[kMax];
+  for (Eigen::Index k = 0; k < d; ++k) c[k] = theta[k] - shift(k);
   ++count;
-  sum += c;
-  outer.noalias() += c * c.transpose();
+  for (Eigen::Index i = 0; i < d; ++i) {
+    sum(i) += c[i];
+    for (Eigen::Index j = 0; j < d; ++j) outer(i, j) += c[i] * c[j];
+  }
 }
 
 void MomentSums::merge(const MomentSums& other) {
