@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "rdpaudit/config/load.hpp"
+#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/sim/mixture.hpp"
 
 using namespace rdpaudit;
 
@@ -60,4 +62,41 @@ bootstrap = 0
   }
   CHECK(exact_rows == 2 * static_cast<int>(e.alphas.size()));
   CHECK(rigorous_rows > 0);
+}
+
+TEST_CASE("the simulator's mixture of the Figure 2 setting gives the mpmath reference values",
+          "[estimate][scenario]") {
+  // docs/studies/estimate_reference.md (python/studies/estimate_reference.py, mpmath, 40
+  // digits): shuffle and partition, lambda = 1, S_g = 4, n = 50, eta = 0.02, sigma^2 = 4,
+  // b = 2. sim/mixture.cpp builds the mixture independently of that script.
+  struct Case {
+    int epochs;
+    double alpha, forward, backward;
+  };
+  for (const Case& c : {Case{1, 2.0, 0.00039171521025758, 0.00039172493856116},
+                        Case{10, 16.0, 0.0125040986647938, 0.0125169155052136},
+                        Case{10, 64.0, 0.0499373037940784, 0.0501473324912706}}) {
+    const auto spec = config::parse_experiment(
+        "[experiment]\nseed = 1\ntrajectories = 1000\n[model]\nloss = \"quadratic\"\nlambda = "
+        "1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 50\nsensitivity = 4.0\n[training]\n"
+        "scheme = \"shuffle_partition\"\neta = 0.02\nbatch_size = 2\nepochs = " +
+            std::to_string(c.epochs) + "\n[noise]\nsigma2 = 4.0\n",
+        "fig2.toml");
+    std::string why;
+    const auto mix = sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 1, 1, why);
+    REQUIRE(mix.has_value());
+    REQUIRE(mix->dprime.exact);
+    const auto to = [](const sim::LastIterateMixture& m) {
+      estimate::GaussianMixture g;
+      g.weights = m.weights;
+      g.means = m.means;
+      g.covariance = {m.variance};
+      return g;
+    };
+    const auto values = estimate::exact_renyi(to(mix->d), to(mix->dprime), {c.alpha});
+    for (const auto& v : values) {
+      INFO("K = " << c.epochs << ", alpha = " << c.alpha << ", direction " << v.direction);
+      CHECK(v.value == Approx(v.direction == 0 ? c.forward : c.backward).epsilon(1e-9));
+    }
+  }
 }
