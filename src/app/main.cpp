@@ -1,10 +1,117 @@
-// rdpaudit command line (work in progress: subcommands land with the config and simulator).
+// rdpaudit command line: a thin layer over the library. Exit status 0 on success, 2 on bad
+// input (the message names the key, the value and what was expected), 1 on other failures.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
+#include "commands.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/core/error.hpp"
 
-int main() {
-  std::printf("rdpaudit %s (%s)\n", rdpaudit::build_info::tool_version,
-              rdpaudit::build_info::git_hash);
-  return 0;
+namespace {
+
+using rdpaudit::InputError;
+namespace config = rdpaudit::config;
+namespace app = rdpaudit::app;
+
+void print_scenarios(const config::ExperimentSpec& spec) {
+  fmt::print("experiment {} ({}), seed {}, {} trajectories per dataset, {} scenario(s)\n",
+             spec.name, spec.source_path, spec.seed, spec.trajectories, spec.scenarios.size());
+  fmt::print("{:>4}  {:<10} {:<27} {:>2} {:>6} {:>4} {:>8} {:>9} {:>10}  {}\n", "#", "loss",
+             "scheme", "d", "n", "b", "steps", "eta", "step_std", "sweep point");
+  for (const auto& s : spec.scenarios) {
+    fmt::print("{:>4}  {:<10} {:<27} {:>2} {:>6} {:>4} {:>8} {:>9.4g} {:>10.4g}  {}\n", s.index,
+               config::to_string(s.loss), config::to_string(s.scheme), s.dim, s.n(), s.batch_size,
+               s.steps, s.eta, s.step_std, app::describe_point(s));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"rdpaudit: Monte Carlo audit of last-iterate Renyi-DP bounds of noisy SGD"};
+  cli.set_version_flag("--version",
+                       fmt::format("rdpaudit {} ({})", rdpaudit::build_info::tool_version,
+                                   rdpaudit::build_info::git_hash));
+  cli.require_subcommand(1);
+
+  std::string file;
+  app::RunArgs run_args;
+  long trajectories = 0;
+  long long seed = -1;
+  auto* run =
+      cli.add_subcommand("run", "simulate an experiment file and write an HDF5 results file");
+  run->add_option("FILE", file, "experiment file (TOML)")->required();
+  run->add_option("-o,--output", run_args.output,
+                  "results file (default: results/<experiment name>.h5)");
+  run->add_option("--threads", run_args.threads, "OpenMP threads (default: all)");
+  run->add_option("--trajectories", trajectories, "trajectories per dataset (overrides the file)");
+  run->add_option("--seed", seed, "random seed (overrides the file)");
+
+  auto* validate =
+      cli.add_subcommand("validate", "check an experiment file and list its scenarios");
+  validate->add_option("FILE", file, "experiment file (TOML)")->required();
+
+  app::BoundsArgs bounds_args;
+  bool only_applicable = false;
+  auto* bounds = cli.add_subcommand("bounds", "table of every analytic bound of every scenario");
+  bounds->add_option("FILE", file, "experiment file (TOML)")->required();
+  bounds
+      ->add_option("--alpha", bounds_args.alphas,
+                   "orders (default: bounds.alphas, else 2 4 8 10 15 16 32 64)")
+      ->delimiter(',');
+  bounds->add_option("--delta", bounds_args.delta, "also print epsilon at this delta");
+  bounds->add_flag("--applicable", only_applicable, "omit bounds that do not apply");
+  bounds->add_flag("--csv", bounds_args.csv,
+                   "CSV rows: scenario, sweep point, scheme, K, T, j0, bound, kind, alpha, value, "
+                   "reason if n/a");
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  for (int i = 0; i < argc; ++i) run_args.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  try {
+    if (*validate) {
+      print_scenarios(config::load_experiment(file));
+      fmt::print("ok\n");
+      return 0;
+    }
+    if (*bounds) {
+      for (double a : bounds_args.alphas) {
+        if (!(a > 1)) throw InputError("--alpha", fmt::format("{}", a), "orders must be > 1");
+      }
+      if (bounds->count("--delta") && !(bounds_args.delta > 0 && bounds_args.delta < 1)) {
+        throw InputError("--delta", fmt::format("{}", bounds_args.delta), "must be in (0, 1)");
+      }
+      bounds_args.file = file;
+      bounds_args.show_reasons = !only_applicable;
+      return app::bounds_command(bounds_args);
+    }
+    if (run->count("--trajectories")) {
+      if (trajectories < 1)
+        throw InputError("--trajectories", std::to_string(trajectories), "must be >= 1");
+      run_args.overrides.trajectories = trajectories;
+    }
+    if (run->count("--seed")) {
+      if (seed < 0) throw InputError("--seed", std::to_string(seed), "must be >= 0");
+      run_args.overrides.seed = static_cast<std::uint64_t>(seed);
+    }
+    if (run->count("--threads") && (run_args.threads < 1 || run_args.threads > 4096)) {
+      throw InputError("--threads", std::to_string(run_args.threads), "must be in [1, 4096]");
+    }
+    run_args.file = file;
+    return app::run_command(run_args);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "rdpaudit: error: %s: %s\n", file.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rdpaudit: failed: %s\n", e.what());
+    return 1;
+  }
 }

@@ -1,32 +1,52 @@
 #include "rdpaudit/rng/philox.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace rdpaudit::rng {
 
 __extension__ using Uint128 = unsigned __int128;
 
-Stream::Stream(const StreamId& id) {
-  if (id.scenario >= (1u << 20) || id.dataset >= 16u) {
-    throw std::out_of_range("rng::Stream: scenario index or dataset out of the counter layout");
+namespace {
+constexpr std::uint64_t kBlocks = Stream::kWords / 2;  // block index: low 36 bits of counter 0
+}  // namespace
+
+Stream::Stream(const StreamId& id) : trajectory_(id.trajectory), key_(id.seed) {
+  const auto purpose = static_cast<std::uint32_t>(id.purpose);
+  if (id.scenario >= (1u << 20) || id.dataset >= 16u || purpose >= 16u) {
+    throw std::out_of_range("rng::Stream: scenario, dataset or purpose out of the counter layout");
   }
-  const std::uint32_t tag = (static_cast<std::uint32_t>(id.purpose) << 28) | (id.dataset << 24) |
-                            id.scenario;
-  counter_ = {0u, tag, static_cast<std::uint32_t>(id.trajectory),
-              static_cast<std::uint32_t>(id.trajectory >> 32)};
-  key_ = {static_cast<std::uint32_t>(id.seed), static_cast<std::uint32_t>(id.seed >> 32)};
+  const std::uint64_t tag =
+      (std::uint64_t{purpose} << 24) | (std::uint64_t{id.dataset} << 20) | id.scenario;
+  tag_ = tag << 36;
 }
 
 void Stream::refill() {
-  if (counter_[0] == 0xFFFFFFFFu) {
-    // 2^33 words drawn: the next block would repeat the stream of another purpose slot.
-    throw std::length_error("rng::Stream: stream exhausted (2^33 words)");
+  if (block_ == kBlocks) {
+    // The next block index would carry into the tag, i.e. into another stream's counters.
+    throw std::length_error("rng::Stream: stream exhausted (2^37 words)");
   }
-  const Counter out = philox4x32_10(counter_, key_);
-  ++counter_[0];
-  buffer_[0] = (std::uint64_t{out[1]} << 32) | out[0];
-  buffer_[1] = (std::uint64_t{out[3]} << 32) | out[2];
+  // Eight independent blocks: their ten-round multiply chains overlap in the CPU, which is
+  // what makes a word cost about half of one block's latency (docs/rng.md).
+  for (unsigned j = 0; j < kBlocksPerRefill; ++j) {
+    const Counter2x64 out = philox2x64_10({tag_ | (block_ + j), trajectory_}, key_);
+    buffer_[2 * j] = out[0];
+    buffer_[2 * j + 1] = out[1];
+  }
+  block_ += kBlocksPerRefill;
   next_ = 0;
+}
+
+void Stream::discard(std::uint64_t n) {
+  const std::uint64_t here = position();
+  if (n > kWords - here) throw std::length_error("rng::Stream: discard past the stream's end");
+  const std::uint64_t target = here + n;
+  block_ = target / kBufferWords * kBlocksPerRefill;
+  next_ = kBufferWords;
+  if (target % kBufferWords != 0) {
+    refill();
+    next_ = static_cast<unsigned>(target % kBufferWords);
+  }
 }
 
 std::uint64_t Stream::below(std::uint64_t bound) {
@@ -41,6 +61,40 @@ std::uint64_t Stream::below(std::uint64_t bound) {
     }
   }
   return static_cast<std::uint64_t>(m >> 64);
+}
+
+// The rare paths of the ziggurat (about 1% of normals), kept out of line so that the inline
+// fast path stays small. A rejected candidate starts over with a fresh word (fresh layer and
+// sign): reusing the layer would bias the layer choice.
+double Stream::normal_slow(result_type word) {
+  for (;;) {
+    const auto layer = static_cast<unsigned>(word & 0xFF);
+    const double x = detail::ziggurat_abscissa(word);
+    if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_signed(x, word);
+    if (layer == 0) return detail::ziggurat_signed(normal_tail(), word);
+    // Wedge: (x, y) is uniform on the rectangle's part right of X[layer + 1]; keep it if
+    // it lies under f.
+    const double y0 = detail::kZigY[layer], y1 = detail::kZigY[layer + 1];
+    if (y0 + uniform() * (y1 - y0) < std::exp(-0.5 * x * x)) {
+      return detail::ziggurat_signed(x, word);
+    }
+    word = (*this)();
+  }
+}
+
+// Tail x > R of the half normal, exact: Marsaglia, "Generating a variable from the tail of
+// the normal distribution", Technometrics 6 (1964). x = R + a with a ~ Exp(R), kept with
+// probability exp(-a^2 / 2), tested as 2b > a^2 with b ~ Exp(1).
+double Stream::normal_tail() {
+  // Uniforms in (0, 1] so that the logarithms stay finite.
+  const auto open_uniform = [this] {
+    return static_cast<double>(static_cast<std::int64_t>((*this)() >> 11) + 1) * 0x1.0p-53;
+  };
+  for (;;) {
+    const double a = -std::log(open_uniform()) / detail::kZigR;
+    const double b = -std::log(open_uniform());
+    if (b + b > a * a) return detail::kZigR + a;
+  }
 }
 
 }  // namespace rdpaudit::rng

@@ -1,0 +1,45 @@
+// rdpaudit's analytic Renyi-DP bounds for the last iterate of noisy SGD: the catalogue, and
+// evaluation with every bound's preconditions checked.  This is the header callers need.
+//
+//   rdpaudit::bounds::Params p = ...;            // params.hpp: one scenario, documented fields
+//   auto values = rdpaudit::bounds::evaluate_all(p, {2, 10, 15});
+//   for (const auto& v : values)                 // every catalogue bound at every alpha
+//     if (v.applicable()) use(v.name, v.alpha, *v.value); else report(v.not_applicable);
+//
+// A bound whose preconditions the scenario does not meet is never a number: its BoundValue
+// has no value and a human-readable reason.  Invalid input (eta <= 0, b > n, alpha <= 1, ...)
+// throws rdpaudit::InputError instead.  Everything is a pure function of its arguments.
+//
+// Related headers: ye_shokri.hpp / blog.hpp / mechanisms.hpp (the bare formulas),
+// conversion.hpp (RDP -> (epsilon, delta)), loss.hpp (lambda, beta, S_g, L of a loss),
+// custom.hpp (user formulas).  docs/bounds.md documents every bound.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/params.hpp"
+
+namespace rdpaudit::bounds {
+
+struct BoundInfo {
+  std::string name;    ///< stable identifier (results files, CSV, CLI)
+  std::string source;  ///< citation with theorem and equation numbers
+  Kind kind;
+  std::string applies_to;  ///< schemes and assumptions, one line
+};
+
+/// Every built-in bound, in a fixed order.
+const std::vector<BoundInfo>& bound_catalogue();
+
+/// One built-in bound at one order.  Throws InputError for an unknown name or invalid input.
+BoundValue evaluate_bound(std::string_view name, const Params& p, double alpha);
+
+/// Every built-in bound (catalogue order), then every custom bound, each at every alpha
+/// (alphas in the order given).  Validates p and every alpha first.
+std::vector<BoundValue> evaluate_all(const Params& p, const std::vector<double>& alphas,
+                                     const std::vector<CustomBound>& custom = {});
+
+}  // namespace rdpaudit::bounds

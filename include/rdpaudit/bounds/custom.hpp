@@ -1,0 +1,70 @@
+// User-defined bounds: a formula string over named scenario parameters, compiled with
+// muparser, plus optional applicability conditions.
+//
+// Names a formula may use (all doubles; see params.hpp for the conventions):
+//   alpha, eta, sigma2 (= alg1_sigma2), lambda, beta, S_g, L, D, n, b, K, T, j0,
+//   q (= b/n), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std
+// plus muparser's functions and operators (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...;
+// note that in muparser `log` is the base-10 logarithm and `ln` the natural one).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rdpaudit/bounds/params.hpp"
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::bounds {
+
+/// A formula that does not compile.  what() names the bound, the formula (or which
+/// condition), the position (0-based character index) and the offending token, e.g.
+///   custom bound "mine": unknown name "foo" at position 6 in formula "alpha*foo+1"
+class FormulaError : public InputError {
+ public:
+  FormulaError(std::string bound, std::string where, std::string formula, int position,
+               std::string token, const std::string& problem);
+
+  const std::string& bound() const { return bound_; }
+  const std::string& where() const { return where_; }  ///< "formula" or "condition 2"
+  const std::string& formula() const { return formula_; }
+  int position() const { return position_; }  ///< 0-based; -1 if muparser gives none
+  const std::string& token() const { return token_; }
+
+ private:
+  std::string bound_;
+  std::string where_;
+  std::string formula_;
+  int position_;
+  std::string token_;
+};
+
+struct CustomBoundSpec {
+  std::string name;     ///< must not clash with a built-in bound name
+  std::string formula;  ///< upper bound on R_alpha
+  /// Each condition must evaluate to a nonzero value for the bound to apply; otherwise the
+  /// value is "not applicable" with the condition named as the reason.
+  std::vector<std::string> conditions{};
+  std::string source = "custom formula";
+};
+
+class CustomBound {
+ public:
+  /// Compiles the formula and every condition; throws FormulaError (unknown name, syntax
+  /// error) or InputError (empty or built-in name).
+  explicit CustomBound(CustomBoundSpec spec);
+
+  const CustomBoundSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+
+  /// Evaluates at one scenario and order.  Not applicable when a condition is 0 or the
+  /// formula gives NaN.  Thread-safe (each call uses its own parser).
+  BoundValue evaluate(const Params& p, double alpha) const;
+
+  /// The names a formula may use, in the order listed above.
+  static const std::vector<std::string>& variable_names();
+
+ private:
+  CustomBoundSpec spec_;
+};
+
+}  // namespace rdpaudit::bounds

@@ -1,0 +1,33 @@
+// RDP of single (subsampled) Gaussian mechanisms, for the composition baselines.
+// All three take the noise multiplier z = noise std / l2-sensitivity.
+#pragma once
+
+namespace rdpaudit::bounds {
+
+/// Gaussian mechanism (Mironov 2017, Corollary 3): alpha / (2 z^2).
+double gaussian_rdp(double z, double alpha);
+
+/// Poisson-subsampled Gaussian mechanism (Mironov, Talwar, Zhang 2019, "Renyi Differential
+/// Privacy of the Sampled Gaussian Mechanism"), add/remove-one neighbours, sampling rate q:
+///   R_alpha = log(A_alpha) / (alpha - 1),  A_alpha = E_{x~N(0,z^2)} [(1-q + q
+///   e^{(2x-1)/(2z^2)})^alpha].
+/// Integer alpha: the binomial expansion (Section 3.2), A - 1 = sum_{k>=2} C(alpha,k)
+/// (1-q)^{alpha-k} q^k (e^{(k^2-k)/(2z^2)} - 1), summed in log space (all terms positive, so
+/// tiny values keep full relative precision).  Fractional alpha: the two-sided series of
+/// Section 3.3 around z0 = z^2 log(1/q - 1) + 1/2, signed terms in long double, its
+/// alternating tail summed with the Cohen-Rodriguez Villegas-Zagier acceleration (log A is
+/// accurate to ~1e-19 absolute, so the relative accuracy drops only for RDP below ~1e-9).
+/// q = 0 gives 0, q = 1 the plain Gaussian, z = +inf gives 0.
+double mtz_poisson_rdp(double q, double z, double alpha);
+
+/// Gaussian mechanism on a subsample of fixed size drawn without replacement, replace-one
+/// neighbours, gamma = q = b/n (Wang, Balle, Kasiviswanathan 2019, Theorem 9, with
+/// eps(j) = j/(2 z^2) and eps(inf) = inf):
+///   (alpha-1) R_alpha <= log(1 + q^2 C(alpha,2) min{4(e^{eps(2)}-1), 2 e^{eps(2)}}
+///                            + sum_{j=3}^alpha 2 q^j C(alpha,j) e^{(j-1) eps(j)})
+/// for integer alpha; fractional alpha by linear interpolation of (alpha-1) R_alpha between
+/// floor(alpha) and ceil(alpha) (their Corollary 10; (alpha-1)R_alpha = 0 at alpha = 1).
+/// q = 1 (no subsampling) gives the plain Gaussian.
+double wbk_swor_rdp(double q, double z, double alpha);
+
+}  // namespace rdpaudit::bounds

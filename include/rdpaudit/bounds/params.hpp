@@ -1,0 +1,132 @@
+// One noisy-SGD scenario as the analytic bounds see it, the value a bound returns, and the
+// conversions between the noise conventions of the sources.
+//
+// Conventions (docs/bounds.md has the derivations):
+//   * The canonical noise quantity is the per-step noise standard deviation `step_std` = s: every
+//     step adds s * N(0, I_d) to the iterate.  Each source's own noise parameter is derived
+//     from it by an explicit function below, never stored twice:
+//       paper, Algorithm 1:            s = sqrt(2 eta sigma^2)           (alg1_sigma2)
+//       paper, Algorithm 2 / Sec. F.1: s = eta sigma_mul S_g / (2 b)     (alg2_sigma_mul)
+//       blog:                          s = eta sigma_blog                (blog_sigma)
+//   * S_g is the l2-sensitivity of the TOTAL gradient sum_i grad l(theta; x_i) under replacing
+//     one record (paper, Appendix A); the mini-batch mean moves by at most S_g / b, one step by
+//     eta S_g / b (step_sensitivity).
+//   * L bounds every per-example gradient norm on the domain (blog: each f_i is L-Lipschitz),
+//     so replacing one record moves the mini-batch mean gradient by at most 2 L / b.
+//   * D is the diameter of the closed convex set the iterates are projected onto after every
+//     step (blog); D = +infinity means the unconstrained iteration of the paper's Algorithm 1.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rdpaudit::bounds {
+
+/// How mini-batches are formed (paper Algorithm 1 step 2, blog Section 2).
+enum class Scheme {
+  kFixedOrder,                ///< one fixed partition, visited in the same order every epoch
+  kShufflePartition,          ///< one random partition drawn once, kept for all epochs (Alg. 1)
+  kShuffleEachEpoch,          ///< a fresh random partition every epoch (NOT Algorithm 1)
+  kSampleWithoutReplacement,  ///< every step draws b distinct indices afresh (Alg. 1; blog)
+  kPoisson,                   ///< every record joins each step independently with prob. b/n
+  kFullBatch,                 ///< b = n: every step uses the whole data set (noisy GD)
+};
+
+/// The loss family the scenario trains (only Corollary 5.3 depends on it directly).
+enum class LossFamily { kQuadratic, kLogistic, kLinear };
+
+/// Distribution of the initial iterate theta_0 (independent of the data).
+enum class Init {
+  kFixedPoint,         ///< a fixed point (in the domain when it is bounded)
+  kGaussian,           ///< a data-independent Gaussian other than Chourasia et al.'s
+  kGaussianChourasia,  ///< theta_0 ~ N(0, (2 sigma^2 / lambda) I_d) = N(0, s^2/(eta lambda) I_d),
+                       ///< as Theorem D.7 (Chourasia et al. 2021, Cor. 1) requires
+};
+
+/// What kind of statement a bound implements.
+enum class Kind {
+  kTheorem,        ///< stated as a theorem/corollary (with composition/post-processing)
+  kBaseline,       ///< a comparison baseline under a convention the source chose, not a proven
+                   ///< bound for replace-one neighbours (see the bound's source string)
+  kApproximation,  ///< stated by the source as an approximation
+  kDerivation,     ///< an intermediate expression of a source's proof, for comparison
+  kCustom,         ///< a user formula (CustomBound)
+};
+
+std::string_view scheme_name(Scheme s);
+std::string_view loss_family_name(LossFamily f);
+std::string_view init_name(Init i);
+std::string_view kind_name(Kind k);
+/// Inverse of scheme_name (e.g. "shuffle_partition"); throws InputError on an unknown name.
+Scheme parse_scheme(std::string_view name);
+LossFamily parse_loss_family(std::string_view name);
+Init parse_init(std::string_view name);
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// One scenario.  Every field without a default must be set; `validate` names the first bad
+/// one.  All bounds read only this struct (no globals, no files).
+struct Params {
+  LossFamily loss = LossFamily::kQuadratic;
+  Scheme scheme = Scheme::kShufflePartition;
+  Init init = Init::kFixedPoint;
+
+  double eta = kNaN;       ///< step size, > 0
+  double step_std = kNaN;  ///< s: std of the Gaussian noise added to the iterate per step, > 0
+  double lambda = kNaN;    ///< strong convexity constant, >= 0 (0: merely convex)
+  double beta = kNaN;      ///< smoothness constant, >= 0
+  double S_g = kNaN;       ///< replace-one l2-sensitivity of the total gradient, >= 0, finite
+  double L = kInf;         ///< bound on every per-example gradient norm (blog), >= 0 or +inf
+  double D = kInf;         ///< diameter of the projection domain, > 0, +inf = unconstrained
+
+  long n = 0;   ///< data set size, >= 1
+  long b = 0;   ///< mini-batch size (expected size for Poisson), 1 <= b <= n
+  long K = 0;   ///< epochs, >= 1
+  long T = 0;   ///< total steps, >= 1; must equal K * floor(n/b) for the epoch schemes
+  long j0 = 0;  ///< fixed order: index of the batch holding the differing record, 0..n/b-1
+
+  double feature_clip = kNaN;  ///< logistic only: feature norm clip L of Corollary 5.3
+  double eps_norm = 0.0;       ///< Corollary 5.3's private-normalisation cost (0: none)
+};
+
+/// Throws rdpaudit::InputError naming the first invalid field ("bounds.eta = -1 (must be > 0)").
+void validate(const Params& p);
+/// Throws InputError unless alpha is finite and > 1.
+void validate_alpha(double alpha);
+
+// ---- derived quantities (each one conversion, named after the source it serves) ----
+
+/// floor(n / b): mini-batches per epoch (paper footnote 3 when b does not divide n).
+long batches_per_epoch(const Params& p);
+/// q = b / n: probability that a given record is in a given mini-batch.
+double sampling_rate(const Params& p);
+/// eta S_g / b: how far replacing one record can move one step's update.
+double step_sensitivity(const Params& p);
+/// Paper Algorithm 1: sigma^2 = s^2 / (2 eta).
+double alg1_sigma2(const Params& p);
+/// Paper Algorithm 2 (Section F.1): sigma_mul = 2 b s / (eta S_g)  (+inf when S_g = 0).
+double alg2_sigma_mul(const Params& p);
+/// Blog: sigma_blog = s / eta.
+double blog_sigma(const Params& p);
+
+/// Inverses, for callers that start from a source's own parameter.
+double step_std_from_alg1_sigma2(double sigma2, double eta);
+double step_std_from_alg2_sigma_mul(double sigma_mul, double eta, double S_g, long b);
+double step_std_from_blog_sigma(double sigma_blog, double eta);
+
+/// The value of one bound at one order alpha: either a number or the reason it does not apply.
+struct BoundValue {
+  std::string name;    ///< stable identifier, e.g. "ys_thm4.2_shuffle_partition"
+  std::string source;  ///< citation: paper, theorem, equation
+  Kind kind = Kind::kTheorem;
+  double alpha = kNaN;
+  std::optional<double> value;  ///< upper bound on R_alpha (finite or +inf); empty = n/a
+  std::string not_applicable;   ///< human-readable reason when value is empty
+
+  bool applicable() const { return value.has_value(); }
+};
+
+}  // namespace rdpaudit::bounds

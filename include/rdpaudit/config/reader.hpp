@@ -1,0 +1,54 @@
+// Strict, key-tracking access to a parsed TOML document: every read names its key path,
+// type and range errors raise InputError, and keys nobody read are reported as unknown.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rdpaudit::config {
+
+class Reader {
+ public:
+  /// `sweep_index` maps a swept key path to the list position this scenario took, so a bad
+  /// value is reported as e.g. training.eta[2].
+  Reader(const toml::table& root, std::map<std::string, int> sweep_index = {});
+
+  bool has(const std::string& path) const;
+  std::optional<double> number(const std::string& path);
+  std::optional<long> integer(const std::string& path);
+  std::optional<std::string> string(const std::string& path);
+  std::optional<bool> boolean(const std::string& path);
+  std::optional<std::vector<double>> vector(const std::string& path);
+  std::optional<std::vector<std::vector<double>>> matrix(const std::string& path);
+  std::optional<std::vector<long>> integer_vector(const std::string& path);
+
+  /// An array of tables ([[path]]), marked as read; the caller checks each table's keys.
+  const toml::array* table_array(const std::string& path);
+
+  double require_number(const std::string& path, const std::string& what);
+  long require_integer(const std::string& path, const std::string& what);
+  std::string require_string(const std::string& path, const std::string& what);
+
+  /// Throws InputError(path as displayed, the value in the file, expected).
+  [[noreturn]] void fail(const std::string& path, const std::string& expected) const;
+  /// Key path as shown to the user (with [i] for swept keys).
+  std::string display(const std::string& path) const;
+  /// The value at `path` as written in TOML (or "<missing>").
+  std::string text(const std::string& path) const;
+
+  /// Raises InputError for the first key in the document that no read touched.
+  void reject_unused() const;
+
+ private:
+  const toml::node* node(const std::string& path) const;
+  const toml::table& root_;
+  std::map<std::string, int> sweep_index_;
+  std::set<std::string> used_;
+};
+
+}  // namespace rdpaudit::config

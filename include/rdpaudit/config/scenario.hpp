@@ -1,0 +1,158 @@
+// The immutable description of one simulated setting (one point of an experiment's sweep),
+// with every default resolved and every noise convention converted. Only this crosses from
+// config/ into the simulator.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rdpaudit::config {
+
+inline constexpr int kMaxDim = 8;  ///< largest parameter dimension d of the simulator
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+enum class LossKind {
+  kQuadratic,  ///< lambda/2 ||theta - x||^2: affine updates, exact ground truth
+  kLogistic,   ///< regularised multiclass logistic regression (paper Section 5, Algorithm 2)
+  kLinear,     ///< <g_i, theta>: convex, L-Lipschitz, 0-smooth (the blog's setting)
+};
+
+enum class BatchScheme {
+  kFixedOrder,                ///< partition in a fixed order; the differing record in batch j0
+  kShufflePartition,          ///< one random partition, kept for all epochs (Algorithm 1)
+  kShuffleEachEpoch,          ///< a fresh random partition every epoch (common in libraries)
+  kSampleWithoutReplacement,  ///< b distinct indices drawn afresh at every step
+  kPoisson,                   ///< each record in with prob. q; sum divided by q*n
+  kFullBatch,                 ///< every record at every step (b = n)
+};
+
+/// Which convention the experiment file used for the noise (exactly one is given).
+enum class NoiseKey { kSigma, kSigma2, kNoiseMultiplier, kBlogSigma, kStepStd };
+
+std::string to_string(LossKind v);
+std::string to_string(BatchScheme v);
+std::string to_string(NoiseKey v);
+
+/// The neighbouring pair D, D'. D' equals D except record `differing_index`.
+struct NeighbouringPair {
+  std::string preset;           ///< name of the preset, empty when given explicitly
+  Eigen::MatrixXd points;       ///< n x p: data x_i (quadratic), gradients g_i (linear),
+                                ///< features (logistic, after feature clipping)
+  std::vector<int> labels;      ///< logistic: class index of each record
+  Eigen::VectorXd replacement;  ///< x'_{i0}, length p
+  int replacement_label = 0;    ///< logistic: label of x'_{i0}
+  int differing_index = 0;      ///< i0
+
+  int n() const { return static_cast<int>(points.rows()); }
+};
+
+/// One swept key's value at a scenario: numeric keys have `number`, training.scheme has
+/// `text` only (number = NaN).
+struct SweepValue {
+  std::string key;
+  double number;
+  std::string text;  ///< the value as written (numbers as %g)
+};
+
+/// A user-defined bound from the experiment file ([[bounds.custom]]), compiled by bounds/.
+struct CustomBoundText {
+  std::string name;
+  std::string formula;                  ///< upper bound on R_alpha over the scenario's names
+  std::vector<std::string> conditions;  ///< each must be nonzero for the bound to apply
+};
+
+/// The [bounds] table: orders, overrides of the constants derived from the loss and data,
+/// and custom formulas.
+struct BoundsSpec {
+  std::vector<double> alphas;  ///< empty: the command's default grid
+  double lambda = kNaN, beta = kNaN, sensitivity = kNaN, lipschitz = kNaN, diameter = kNaN;
+  double eps_norm = 0;  ///< Corollary 5.3's normalisation cost
+  std::vector<CustomBoundText> custom;
+};
+
+/// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
+struct EstimateSpec {
+  bool enabled = true;
+  std::vector<double> extra_alphas;  ///< added to dp_accounting's grid (1.1 ... 64)
+  double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
+  long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
+  double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
+  int patterns = 4096;               ///< sampled batch schedules of the Rao-Blackwell mixture
+  int bootstrap = 200;               ///< bootstrap replicates of the plug-in (diagnostic)
+};
+
+struct Scenario {
+  int index = 0;
+  /// Values of the swept keys at this point, in file order.
+  std::vector<SweepValue> sweep_point;
+
+  // --- model ---
+  LossKind loss = LossKind::kQuadratic;
+  int dim = 1;                 ///< parameter dimension d (logistic: (features + 1) * classes)
+  int features = 0;            ///< logistic only
+  int classes = 0;             ///< logistic only
+  double lambda = 0;           ///< quadratic curvature / logistic L2 regularisation
+  double feature_clip = kInf;  ///< logistic: ||x|| <= L (Algorithm 2 feature clipping)
+  double clip_norm = kInf;     ///< logistic: per-example clip S_g/2 of the unregularised gradient
+
+  // --- training ---
+  double eta = 0;
+  int batch_size = 1;  ///< b (Poisson: expected batch size q*n)
+  BatchScheme scheme = BatchScheme::kShufflePartition;
+  long epochs = 0;           ///< K; 0 when the file gave steps
+  long steps = 0;            ///< T, total number of updates
+  long steps_per_epoch = 1;  ///< floor(n/b) (footnote 3), floor(1/q) for Poisson, 1 full batch
+  int differing_batch = -1;  ///< fixed order: j0 (batch holding the differing record)
+  double sampling_rate = 0;  ///< Poisson: q
+  double projection_diameter = kInf;  ///< D of the l2 ball Pi_K; inf = no projection
+  Eigen::VectorXd projection_center;  ///< centre of that ball (length d)
+
+  // --- noise: one canonical per-step std, and every equivalent of it ---
+  NoiseKey noise_key = NoiseKey::kSigma;
+  double noise_value = 0;       ///< the number written in the file
+  double step_std = 0;          ///< s: theta <- theta - eta*g + s*N(0, I)
+  double sigma = 0;             ///< Algorithm 1: s = sqrt(2 eta sigma^2)
+  double noise_multiplier = 0;  ///< Algorithm 2 / F.1: sigma = sqrt(eta/2) sigma_mul S_g/(2b)
+  double blog_sigma = 0;        ///< blog: s = eta * sigma_blog
+  double sensitivity = 0;       ///< S_g: l2 sensitivity of the total gradient for this pair
+
+  // --- initial parameters: theta_0 = init_mean + init_std * N(0, I) ---
+  Eigen::VectorXd init_mean;
+  double init_std = 0;
+
+  NeighbouringPair data;
+
+  // --- tallies ---
+  int bins = 512;          ///< 1-D histogram bins per coordinate
+  int bins_2d = 128;       ///< per axis of the 2-D histogram (d > 1)
+  bool has_range = false;  ///< true: histogram range fixed in the file
+  double range_lo = 0, range_hi = 0;
+  long pilot_trajectories = 20000;  ///< per dataset, independent streams, place the bins
+  long raw_cap = 0;                 ///< raw last iterates kept per dataset
+
+  BoundsSpec bounds;
+  EstimateSpec estimate;  ///< the [estimate] table  ///< the [bounds] table
+
+  int n() const { return data.n(); }
+};
+
+/// A whole experiment file, parsed and expanded.
+struct ExperimentSpec {
+  std::string name;
+  std::string description;
+  std::string source_path;
+  std::string config_text;    ///< verbatim file contents
+  std::string config_sha256;  ///< hash of config_text
+  std::uint64_t seed = 0;
+  long trajectories = 0;   ///< per dataset and scenario
+  std::string sweep_mode;  ///< "product" or "zip"
+  std::vector<std::string> swept_keys;
+  std::vector<Scenario> scenarios;
+};
+
+}  // namespace rdpaudit::config

@@ -1,0 +1,42 @@
+// The self-describing results file (layout documented field by field in
+// docs/results-format.md). Written to a temporary file and renamed on commit().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/io/hdf5.hpp"
+#include "rdpaudit/sim/simulate.hpp"
+
+namespace rdpaudit::io {
+
+inline constexpr const char* kFileType = "rdpaudit-results";
+/// Major: readers refuse other majors (layout changes). Minor: additions only.
+inline constexpr int kFormatMajor = 1;
+inline constexpr int kFormatMinor = 1;  // 1.1: estimates
+
+struct RunInfo {
+  std::string command_line;
+  int threads = 1;
+};
+
+class ResultsWriter {
+ public:
+  ResultsWriter(const std::string& path, const config::ExperimentSpec& spec, const RunInfo& run);
+  void add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
+                    const estimate::ScenarioEstimates& e);
+  void commit();
+
+ private:
+  AtomicFile file_;
+  Group scenarios_;
+  std::int64_t trajectories_;
+};
+
+/// Compiler and library versions, as recorded in every results file.
+std::string compiler_version();
+std::string library_versions();
+
+}  // namespace rdpaudit::io

@@ -1,0 +1,131 @@
+// Per-example gradients of the three loss families, with the clipping of Algorithm 2.
+// Each functor adds (1/normaliser) * sum_{i in B} grad l(theta; x_i) (+ regulariser) to g.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "rdpaudit/config/scenario.hpp"
+
+namespace rdpaudit::sim {
+
+/// Read-only view of one dataset (D or D') shared by all threads.
+struct DataView {
+  const double* x = nullptr;  ///< n x p, row-major
+  const int* labels = nullptr;
+  int n = 0;
+  int p = 0;  ///< record width
+};
+
+/// Scales v (length len) so that ||v|| <= bound: v * min(1, bound / ||v||)  (Prop. 5.2).
+inline void clip_to_norm(double* v, int len, double bound) {
+  double sq = 0;
+  for (int k = 0; k < len; ++k) sq += v[k] * v[k];
+  if (sq > bound * bound) {
+    const double scale = bound / std::sqrt(sq);
+    for (int k = 0; k < len; ++k) v[k] *= scale;
+  }
+}
+
+/// sum of the records idx[0..count) (each of width D), in index order.
+template <int D>
+void sum_records(const DataView& data, const int* idx, int count, double* sum) {
+  for (int k = 0; k < D; ++k) sum[k] = 0.0;
+  for (int m = 0; m < count; ++m) {
+    const double* x = data.x + static_cast<long>(idx[m]) * D;
+    for (int k = 0; k < D; ++k) sum[k] += x[k];
+  }
+}
+
+/// l(theta; x) = lambda/2 ||theta - x||^2, gradient lambda (theta - x). The dimension is a
+/// template argument (the kernels are instantiated for d = 1..8) so that the loops over
+/// coordinates unroll.
+template <int D>
+struct QuadraticLoss {
+  /// The gradient depends on the batch only through the sum of its records, so callers may
+  /// cache that sum per batch (add_gradient_from_sum).
+  static constexpr bool kSumOfRecords = true;
+  static constexpr int d = D;
+  double lambda;
+
+  /// (1/N) sum_B lambda (theta - x_i) = (lambda/N) (|B| theta - sum_B x_i)
+  void add_gradient_from_sum(const double* theta, const double* sum, int count, double inv_norm,
+                             double* g) const {
+    const double c = lambda * inv_norm, size = count;
+    for (int k = 0; k < D; ++k) g[k] += c * (size * theta[k] - sum[k]);
+  }
+  void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
+                    double inv_norm, double* g) const {
+    double sum[D];
+    sum_records<D>(data, idx, count, sum);
+    add_gradient_from_sum(theta, sum, count, inv_norm, g);
+  }
+};
+
+/// l(theta; g_i) = <g_i, theta>, gradient g_i (constant: the blog's convex Lipschitz case).
+template <int D>
+struct LinearLoss {
+  static constexpr bool kSumOfRecords = true;
+  static constexpr int d = D;
+
+  void add_gradient_from_sum(const double* /*theta*/, const double* sum, int /*count*/,
+                             double inv_norm, double* g) const {
+    for (int k = 0; k < D; ++k) g[k] += inv_norm * sum[k];
+  }
+  void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
+                    double inv_norm, double* g) const {
+    double sum[D];
+    sum_records<D>(data, idx, count, sum);
+    add_gradient_from_sum(theta, sum, count, inv_norm, g);
+  }
+};
+
+/// Regularised multiclass logistic regression, paper eq. (7)-(8) and Algorithm 2: the
+/// gradient of the unregularised loss l0 is clipped per example to norm clip_norm (= S_g/2,
+/// Proposition 5.2), averaged, then lambda*theta is added once.
+/// theta = (theta_1, ..., theta_c), theta_k in R^{f+1} = (weights, bias).
+template <int D>
+struct LogisticLoss {
+  static constexpr bool kSumOfRecords = false;  // clipping: per-example gradients
+  static constexpr int d = D;                   ///< = classes * (features + 1)
+  double lambda;
+  double clip_norm;
+  int features;
+  int classes;
+
+  /// Clipped per-example gradient of l0 at theta for record (x, y), into out (length d).
+  void example_gradient(const double* theta, const double* x, int y, double* out) const {
+    double logits[config::kMaxDim];
+    const int stride = features + 1;
+    double top = -INFINITY;
+    for (int k = 0; k < classes; ++k) {
+      const double* w = theta + k * stride;
+      double z = w[features];
+      for (int j = 0; j < features; ++j) z += w[j] * x[j];
+      logits[k] = z;
+      top = std::max(top, z);
+    }
+    double total = 0;
+    for (int k = 0; k < classes; ++k) total += (logits[k] = std::exp(logits[k] - top));
+    for (int k = 0; k < classes; ++k) {
+      const double coef = logits[k] / total - (k == y ? 1.0 : 0.0);  // softmax - one-hot
+      double* o = out + k * stride;
+      for (int j = 0; j < features; ++j) o[j] = coef * x[j];
+      o[features] = coef;
+    }
+    if (std::isfinite(clip_norm)) clip_to_norm(out, classes * stride, clip_norm);
+  }
+
+  void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
+                    double inv_norm, double* g) const {
+    double e[config::kMaxDim];
+    for (int m = 0; m < count; ++m) {
+      example_gradient(theta, data.x + static_cast<long>(idx[m]) * features, data.labels[idx[m]],
+                       e);
+      for (int k = 0; k < d; ++k) g[k] += inv_norm * e[k];
+    }
+    for (int k = 0; k < d; ++k) g[k] += lambda * theta[k];
+  }
+};
+
+}  // namespace rdpaudit::sim

@@ -1,0 +1,44 @@
+// Noisy (stochastic) mini-batch gradient descent, Algorithm 1 of the paper with the blog's
+// optional projection: theta <- Pi_K(theta - eta * g(theta; B) + s * N(0, I_d)).
+// Trajectories are independent; trajectory j of dataset D (0) or D' (1) draws only from
+// streams addressed by (seed, scenario, dataset, j, purpose), so results are bit-identical
+// for any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/core/progress.hpp"
+#include "rdpaudit/tally/tally.hpp"
+
+namespace rdpaudit::sim {
+
+struct SimOptions {
+  std::uint64_t seed = 0;
+  std::int64_t trajectories = 0;  ///< per dataset
+  int threads = 0;                ///< 0: OpenMP default
+  Progress* progress = nullptr;   ///< advanced by trajectory-steps done
+};
+
+/// Dataset ids in the stream address. Pilot runs use their own ids, hence independent
+/// numbers, so bins placed from the pilot are independent of the counted samples.
+enum Dataset : std::uint32_t { kD = 0, kDPrime = 1, kPilotD = 2, kPilotDPrime = 3 };
+
+/// Last iterates of trajectories [first, first + count) of one dataset, row-major count x d.
+Eigen::MatrixXd simulate_last_iterates(const config::Scenario& s, std::uint64_t seed,
+                                       Dataset dataset, std::int64_t first, std::int64_t count);
+
+struct ScenarioTallies {
+  tally::Tally d, dprime;
+  double seconds = 0;
+};
+
+/// Runs the pilot (bins), then `trajectories` trajectories of D and of D' into tallies.
+ScenarioTallies simulate_scenario(const config::Scenario& s, const SimOptions& options);
+
+/// Trajectories per reduction chunk: depends on the trajectory count only (never on the
+/// thread count), so the order of floating-point moment sums is fixed.
+std::int64_t chunk_size(std::int64_t trajectories);
+
+}  // namespace rdpaudit::sim

@@ -1,0 +1,71 @@
+// What the simulator keeps of the last iterates of one dataset: histograms (1-D per
+// coordinate; for d > 1 also a 1-D projection and a 2-D histogram of the first two
+// coordinates), moments, and optionally the first raw_cap raw samples. Memory does not grow
+// with the number of trajectories beyond the raw-sample cap.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/tally/histogram.hpp"
+
+namespace rdpaudit::tally {
+
+/// Where the bins are. Chosen before the counted trajectories are drawn (from the file or
+/// from an independent pilot run), so it is a fixed post-processing of the samples.
+struct Binning {
+  int dim = 1;
+  std::vector<Axis> coordinate;  ///< one per coordinate
+  Eigen::VectorXd direction;     ///< unit vector of the projection (d > 1)
+  Axis projection;               ///< axis of <direction, theta> (d > 1)
+  Axis joint_x, joint_y;         ///< 2-D histogram of (theta_0, theta_1) (d > 1)
+  Eigen::VectorXd shift;         ///< moments are accumulated around this point
+  std::string source;            ///< "pilot" or "file"
+};
+
+/// Sums of (theta - shift) and (theta - shift)(theta - shift)^T over a block of samples.
+struct MomentSums {
+  std::int64_t count = 0;
+  Eigen::VectorXd sum;
+  Eigen::MatrixXd outer;
+
+  explicit MomentSums(int d = 1)
+      : sum(Eigen::VectorXd::Zero(d)), outer(Eigen::MatrixXd::Zero(d, d)) {}
+  void add(const double* theta, const Eigen::VectorXd& shift);
+  void merge(const MomentSums& other);
+};
+
+struct Tally {
+  Binning binning;
+  std::vector<Histogram1D> coordinate;
+  Histogram1D projection;  ///< d > 1 only
+  Histogram2D joint;       ///< d > 1 only
+  MomentSums moments;
+  std::int64_t raw_cap = 0;
+  std::vector<double> raw;  ///< min(trajectories, raw_cap) x d, row-major, by trajectory id
+
+  Tally() = default;
+  Tally(const Binning& b, std::int64_t raw_capacity);
+
+  /// Histograms only (moments and raw samples are handled by the simulator's reduction).
+  void add_to_histograms(const double* theta);
+  void merge_histograms(const Tally& other);
+
+  Eigen::VectorXd mean() const;
+  Eigen::MatrixXd covariance() const;  ///< unbiased (divides by count - 1)
+};
+
+/// Bins from pilot samples of D and D' (rows = samples): per coordinate the pooled range
+/// widened by `margin` of its width on each side; the projection direction is the unit
+/// vector of mean(D') - mean(D) (e_1 when the means coincide).
+Binning binning_from_pilot(const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime,
+                           int bins, int bins_2d, double margin = 0.25);
+
+/// Bins over a fixed range given in the experiment file (same range for every coordinate);
+/// the projection direction and its range still come from the pilot samples.
+Binning binning_from_range(double lo, double hi, const Eigen::MatrixXd& pilot_d,
+                           const Eigen::MatrixXd& pilot_dprime, int bins, int bins_2d);
+
+}  // namespace rdpaudit::tally

@@ -1,0 +1,145 @@
+"""Reader for rdpaudit HDF5 results files (layout: docs/results-format.md).
+
+    import sys; sys.path.insert(0, "python")
+    from rdpaudit import load
+    r = load("results/quickstart.h5")
+    s = r.scenarios[0]
+    counts, edges = s.histogram("Dprime")        # 1-D histogram of coordinate 0
+    s.attrs["epochs"], s.mean("D"), s.samples("D")
+
+Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy.
+"""
+
+from __future__ import annotations
+
+import h5py
+import numpy as np
+
+FILETYPE = "rdpaudit-results"
+SUPPORTED_MAJOR = 1
+
+
+class FormatError(ValueError):
+    """The file is not an rdpaudit results file of a major version this reader knows."""
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _attrs(obj) -> dict:
+    out = {}
+    for key, value in obj.attrs.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind in "OS":
+            value = [_text(v) for v in value]
+        else:
+            value = _text(value)
+        out[key] = value
+    return out
+
+
+class Scenario:
+    """One point of the experiment's sweep: parameters (attrs), binning and the two tallies."""
+
+    def __init__(self, group: h5py.Group):
+        self.group = group
+        self.attrs = _attrs(group)
+        self.index = int(self.attrs["index"])
+        # Numeric sweep values as floats; training.scheme (a string sweep) as its text.
+        self.sweep = {
+            k: (t if np.isnan(v) else float(v))
+            for k, v, t in zip(self.attrs["sweep_keys"], self.attrs["sweep_values"],
+                               self.attrs.get("sweep_text", [""] * len(self.attrs["sweep_keys"])))
+        }
+
+    def _side(self, dataset: str) -> h5py.Group:
+        if dataset not in ("D", "Dprime"):
+            raise KeyError(f"dataset must be 'D' or 'Dprime', not {dataset!r}")
+        return self.group[dataset]
+
+    def histogram(self, dataset: str, coordinate: int = 0, with_flow: bool = False):
+        """(counts, edges) of one coordinate. counts excludes under/overflow unless with_flow."""
+        counts = self._side(dataset)["coordinate_counts"][coordinate]
+        edges = self.group["binning/coordinate_edges"][coordinate]
+        return (counts if with_flow else counts[1:-1]), edges
+
+    def projection_histogram(self, dataset: str, with_flow: bool = False):
+        counts = self._side(dataset)["projection_counts"][()]
+        edges = self.group["binning/projection_edges"][()]
+        return (counts if with_flow else counts[1:-1]), edges
+
+    def joint_histogram(self, dataset: str, with_flow: bool = False):
+        counts = self._side(dataset)["joint_counts"][()]
+        ex = self.group["binning/joint_edges_x"][()]
+        ey = self.group["binning/joint_edges_y"][()]
+        return (counts if with_flow else counts[1:-1, 1:-1]), ex, ey
+
+    def mean(self, dataset: str) -> np.ndarray:
+        return self._side(dataset)["mean"][()]
+
+    def covariance(self, dataset: str) -> np.ndarray:
+        return self._side(dataset)["covariance"][()]
+
+    def samples(self, dataset: str):
+        side = self._side(dataset)
+        return side["samples"][()] if "samples" in side else None
+
+    def estimates(self, method=None, direction=None):
+        """Rows of the estimates table (format >= 1.1) as a list of dicts with keys method,
+        direction (0: R_a(P||P'), 1: R_a(P'||P)), alpha, value, lower, upper, informative,
+        interval, reason; optionally filtered by method and direction."""
+        if "estimates" not in self.group or "method" not in self.group["estimates"]:
+            return []
+        g = self.group["estimates"]
+        cols = {k: g[k][()] for k in ("method", "direction", "alpha", "value", "lower", "upper",
+                                      "informative", "interval", "reason")}
+        rows = []
+        for i in range(len(cols["alpha"])):
+            row = {k: (_text(v[i]) if k in ("method", "interval", "reason") else v[i].item())
+                   for k, v in cols.items()}
+            row["informative"] = bool(row["informative"])
+            if (method is None or row["method"] == method) and \
+                    (direction is None or row["direction"] == direction):
+                rows.append(row)
+        return rows
+
+    def trajectories(self, dataset: str) -> int:
+        return int(self._side(dataset).attrs["trajectories"])
+
+
+class Results:
+    def __init__(self, path: str):
+        self.path = path
+        self.file = h5py.File(path, "r")
+        self.attrs = _attrs(self.file)
+        filetype = self.attrs.get("filetype")
+        if filetype != FILETYPE:
+            raise FormatError(f"{path}: filetype = {filetype!r} (expected {FILETYPE!r})")
+        version = self.attrs.get("format_version")
+        if version is None or len(version) != 2:
+            raise FormatError(f"{path}: format_version = {version!r} (expected [major, minor])")
+        self.format_version = (int(version[0]), int(version[1]))
+        if self.format_version[0] != SUPPORTED_MAJOR:
+            raise FormatError(
+                f"{path}: format_version = {self.format_version[0]}.{self.format_version[1]} "
+                f"(this reader supports major version {SUPPORTED_MAJOR})")
+        names = sorted(self.file["scenarios"].keys())
+        self.scenarios = [Scenario(self.file["scenarios"][n]) for n in names]
+
+    @property
+    def config_text(self) -> str:
+        return self.attrs["config_text"]
+
+    def close(self):
+        self.file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load(path: str) -> Results:
+    """Opens a results file, refusing other file types and unknown major format versions."""
+    return Results(path)

@@ -1,0 +1,32 @@
+// The subcommands of the rdpaudit CLI. Each returns the process exit status and throws
+// InputError for bad input (main prints it and exits 2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rdpaudit/config/load.hpp"
+
+namespace rdpaudit::app {
+
+struct RunArgs {
+  std::string file, output;
+  int threads = 0;
+  config::Overrides overrides;
+  std::string command_line;
+};
+int run_command(const RunArgs& args);
+
+struct BoundsArgs {
+  std::string file;
+  std::vector<double> alphas;  ///< empty: the file's bounds.alphas, else the default table
+  double delta = 0;            ///< > 0: also print epsilon(delta) of every bound
+  bool show_reasons = true;
+  bool csv = false;  ///< machine-readable rows instead of tables
+};
+int bounds_command(const BoundsArgs& args);
+
+/// "key=value key=value" of a scenario's sweep point, or "-".
+std::string describe_point(const config::Scenario& s);
+
+}  // namespace rdpaudit::app

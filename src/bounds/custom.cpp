@@ -1,0 +1,126 @@
+#include "rdpaudit/bounds/custom.hpp"
+
+#include <fmt/format.h>
+#include <muParser.h>
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "rdpaudit/bounds/bounds.hpp"
+
+namespace rdpaudit::bounds {
+namespace {
+
+constexpr std::size_t kNumVars = 17;
+
+/// Storage for the variables a parser reads; the parser keeps pointers into it.
+struct Env {
+  std::array<double, kNumVars> v{};
+
+  void fill(const Params& p, double alpha) {
+    v = {alpha,
+         p.eta,
+         alg1_sigma2(p),
+         p.lambda,
+         p.beta,
+         p.S_g,
+         p.L,
+         p.D,
+         static_cast<double>(p.n),
+         static_cast<double>(p.b),
+         static_cast<double>(p.K),
+         static_cast<double>(p.T),
+         static_cast<double>(p.j0),
+         sampling_rate(p),
+         alg2_sigma_mul(p),
+         blog_sigma(p),
+         p.step_std};
+  }
+};
+
+const std::array<const char*, kNumVars> kNames{
+    "alpha", "eta", "sigma2", "lambda", "beta", "S_g",       "L",          "D",       "n",
+    "b",     "K",   "T",      "j0",     "q",    "sigma_mul", "blog_sigma", "step_std"};
+
+/// Evaluates `expr` with the variables in `env`; translates muparser errors.
+double run(const std::string& bound, const std::string& where, const std::string& expr, Env& env) {
+  mu::Parser parser;
+  try {
+    for (std::size_t i = 0; i < kNumVars; ++i) parser.DefineVar(kNames[i], &env.v[i]);
+    parser.SetExpr(expr);
+    return parser.Eval();
+  } catch (const mu::Parser::exception_type& e) {
+    const int len = static_cast<int>(expr.size());
+    int pos = static_cast<int>(e.GetPos());
+    if (pos > len) pos = len;
+    const std::string token = e.GetToken();
+    std::string problem;
+    if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty()) {
+      problem = fmt::format("unknown name \"{}\"", token);
+    } else {
+      problem = fmt::format("syntax error ({})", e.GetMsg());
+    }
+    throw FormulaError(bound, where, expr, pos, token, problem);
+  }
+}
+
+}  // namespace
+
+FormulaError::FormulaError(std::string bound, std::string where, std::string formula, int position,
+                           std::string token, const std::string& problem)
+    : InputError(fmt::format("custom bound \"{}\": {}{} in {} \"{}\"", bound, problem,
+                             position >= 0 ? fmt::format(" at position {}", position) : "", where,
+                             formula)),
+      bound_(std::move(bound)),
+      where_(std::move(where)),
+      formula_(std::move(formula)),
+      position_(position),
+      token_(std::move(token)) {}
+
+CustomBound::CustomBound(CustomBoundSpec spec) : spec_(std::move(spec)) {
+  if (spec_.name.empty()) throw InputError("custom bound: the name is empty");
+  for (const BoundInfo& info : bound_catalogue()) {
+    if (info.name == spec_.name) {
+      throw InputError(
+          fmt::format("custom bound \"{}\": the name is taken by a built-in bound", spec_.name));
+    }
+  }
+  Env env;
+  env.v.fill(1.5);
+  run(spec_.name, "formula", spec_.formula, env);
+  for (std::size_t i = 0; i < spec_.conditions.size(); ++i) {
+    run(spec_.name, fmt::format("condition {}", i + 1), spec_.conditions[i], env);
+  }
+}
+
+BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
+  validate(p);
+  validate_alpha(alpha);
+  BoundValue out{spec_.name, spec_.source, Kind::kCustom, alpha, std::nullopt, ""};
+  Env env;
+  env.fill(p, alpha);
+  for (std::size_t i = 0; i < spec_.conditions.size(); ++i) {
+    const double c = run(spec_.name, fmt::format("condition {}", i + 1), spec_.conditions[i], env);
+    if (c == 0.0) {
+      out.not_applicable +=
+          fmt::format("{}condition {} \"{}\" is false", out.not_applicable.empty() ? "" : "; ",
+                      i + 1, spec_.conditions[i]);
+    }
+  }
+  if (!out.not_applicable.empty()) return out;
+  const double v = run(spec_.name, "formula", spec_.formula, env);
+  if (std::isnan(v)) {
+    out.not_applicable = fmt::format("formula \"{}\" evaluates to NaN", spec_.formula);
+  } else {
+    out.value = v;
+  }
+  return out;
+}
+
+const std::vector<std::string>& CustomBound::variable_names() {
+  static const std::vector<std::string> names(kNames.begin(), kNames.end());
+  return names;
+}
+
+}  // namespace rdpaudit::bounds

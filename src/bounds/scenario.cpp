@@ -1,0 +1,167 @@
+#include "rdpaudit/bounds/scenario.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "rdpaudit/bounds/loss.hpp"
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::bounds {
+
+namespace {
+
+Scheme scheme_of(config::BatchScheme s) {
+  switch (s) {
+    case config::BatchScheme::kFixedOrder:
+      return Scheme::kFixedOrder;
+    case config::BatchScheme::kShufflePartition:
+      return Scheme::kShufflePartition;
+    case config::BatchScheme::kShuffleEachEpoch:
+      return Scheme::kShuffleEachEpoch;
+    case config::BatchScheme::kSampleWithoutReplacement:
+      return Scheme::kSampleWithoutReplacement;
+    case config::BatchScheme::kPoisson:
+      return Scheme::kPoisson;
+    case config::BatchScheme::kFullBatch:
+      return Scheme::kFullBatch;
+  }
+  throw std::logic_error("bounds: unknown batch scheme");
+}
+
+LossFamily family_of(config::LossKind k) {
+  switch (k) {
+    case config::LossKind::kQuadratic:
+      return LossFamily::kQuadratic;
+    case config::LossKind::kLogistic:
+      return LossFamily::kLogistic;
+    case config::LossKind::kLinear:
+      return LossFamily::kLinear;
+  }
+  throw std::logic_error("bounds: unknown loss");
+}
+
+Init init_of(const config::Scenario& s) {
+  if (s.init_std == 0) return Init::kFixedPoint;
+  // Theorem D.7 (Chourasia et al.) starts from N(0, (2 sigma^2/lambda) I) = N(0, s^2/(eta lambda)
+  // I).
+  const double chourasia = s.step_std * s.step_std / (s.eta * s.lambda);
+  if (s.lambda > 0 && s.init_mean.isZero(0) &&
+      std::fabs(s.init_std * s.init_std - chourasia) <= 1e-9 * chourasia) {
+    return Init::kGaussianChourasia;
+  }
+  return Init::kGaussian;
+}
+
+// Largest ||record - centre|| over D and D' (the data radius R of loss.hpp).
+double data_radius(const config::Scenario& s) {
+  const auto& pts = s.data.points;
+  const Eigen::VectorXd c = s.loss == config::LossKind::kQuadratic
+                                ? s.projection_center
+                                : Eigen::VectorXd::Zero(pts.cols());
+  double r = (s.data.replacement - c).norm();
+  for (Eigen::Index i = 0; i < pts.rows(); ++i)
+    r = std::max(r, (pts.row(i).transpose() - c).norm());
+  return r;
+}
+
+bool epoch_scheme(config::BatchScheme s) {
+  return s == config::BatchScheme::kFixedOrder || s == config::BatchScheme::kShufflePartition ||
+         s == config::BatchScheme::kShuffleEachEpoch || s == config::BatchScheme::kFullBatch;
+}
+
+}  // namespace
+
+ScenarioBounds bounds_of(const config::Scenario& s) {
+  ScenarioBounds out;
+  Params& p = out.params;
+  p.loss = family_of(s.loss);
+  p.scheme = scheme_of(s.scheme);
+  p.init = init_of(s);
+  p.eta = s.eta;
+  p.step_std = s.step_std;
+  p.D = s.projection_diameter;
+  p.n = s.n();
+  p.b = s.batch_size;
+  p.T = s.steps;
+  const long m = s.steps_per_epoch;
+  p.K = std::max(1L, s.steps / m);
+  p.j0 = std::max(0, s.differing_batch);
+  p.feature_clip = s.loss == config::LossKind::kLogistic ? s.feature_clip : kNaN;
+  p.eps_norm = s.bounds.eps_norm;
+  if (epoch_scheme(s.scheme) && s.steps % m != 0) {
+    out.not_applicable = fmt::format(
+        "T = {} steps is not a whole number of epochs of floor(n/b) = {} steps; the bounds "
+        "for scheme {} count epochs",
+        s.steps, m, config::to_string(s.scheme));
+  }
+
+  LossDescription loss;
+  loss.family = p.loss;
+  loss.lambda = s.loss == config::LossKind::kLinear ? 0.0 : s.lambda;
+  loss.data_radius = s.loss == config::LossKind::kLogistic ? kInf : data_radius(s);
+  loss.feature_clip = s.feature_clip;
+  loss.grad_clip = s.clip_norm;
+  loss.domain_diameter = s.projection_diameter;
+  try {
+    const LossConstants c = derive_loss_constants(loss);
+    p.lambda = c.lambda;
+    p.beta = c.beta;
+    p.L = c.L;
+    p.S_g = s.loss == config::LossKind::kLogistic ? c.S_g : s.sensitivity;
+    out.derivation = c.derivation;
+    if (s.loss != config::LossKind::kLogistic) {
+      out.derivation += fmt::format("; S_g = {:.6g}: the sensitivity of this pair", s.sensitivity);
+    }
+  } catch (const InputError& e) {
+    // e.g. logistic regression without feature clipping: not smooth, no bound applies.
+    p.lambda = loss.lambda;
+    p.beta = 0;
+    p.S_g = s.sensitivity;
+    p.L = kInf;
+    if (out.not_applicable.empty()) out.not_applicable = std::string("loss constants: ") + e.what();
+  }
+  const auto& o = s.bounds;
+  const auto override = [&](double v, double& field, const char* name) {
+    if (std::isnan(v)) return;
+    field = v;
+    out.derivation += fmt::format("; {} = {:.6g} from [bounds]", name, v);
+  };
+  override(o.lambda, p.lambda, "lambda");
+  override(o.beta, p.beta, "beta");
+  override(o.sensitivity, p.S_g, "S_g");
+  override(o.lipschitz, p.L, "L");
+  override(o.diameter, p.D, "D");
+  for (const auto& c : o.custom)
+    out.custom.emplace_back(CustomBoundSpec{c.name, c.formula, c.conditions});
+  return out;
+}
+
+std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
+                                          const std::vector<double>& alphas) {
+  if (sb.not_applicable.empty()) return evaluate_all(sb.params, alphas, sb.custom);
+  std::vector<BoundValue> out;
+  const auto add = [&](const std::string& name, const std::string& source, Kind kind) {
+    for (double a : alphas) {
+      BoundValue v;
+      v.name = name;
+      v.source = source;
+      v.kind = kind;
+      v.alpha = a;
+      v.not_applicable = sb.not_applicable;
+      out.push_back(std::move(v));
+    }
+  };
+  for (const auto& info : bound_catalogue()) add(info.name, info.source, info.kind);
+  for (const auto& c : sb.custom) add(c.name(), c.spec().source, Kind::kCustom);
+  return out;
+}
+
+const std::vector<double>& default_table_alphas() {
+  static const std::vector<double> alphas = {2, 4, 8, 10, 15, 16, 32, 64};
+  return alphas;
+}
+
+}  // namespace rdpaudit::bounds

@@ -1,0 +1,228 @@
+#include "rdpaudit/config/reader.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::config {
+
+namespace {
+
+std::string node_text(const toml::node& n) {
+  std::ostringstream os;
+  if (const auto* s = n.as_string()) {
+    os << '"' << s->get() << '"';
+  } else if (const auto* f = n.as_floating_point()) {
+    const double v = f->get();
+    os << (v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{:.1f}", v)
+                                                     : fmt::format("{}", v));
+  } else if (n.is_table()) {
+    os << "(a table)";
+  } else {
+    n.visit([&os](const auto& v) { os << v; });
+  }
+  return os.str();
+}
+
+bool as_double(const toml::node& n, double& out) {
+  if (const auto* f = n.as_floating_point()) {
+    out = f->get();
+    return true;
+  }
+  if (const auto* i = n.as_integer()) {
+    out = static_cast<double>(i->get());
+    return true;
+  }
+  return false;
+}
+
+void collect_keys(const toml::table& t, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& [k, v] : t) {
+    const std::string path =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = v.as_table()) {
+      collect_keys(*sub, path, out);
+    } else {
+      out.push_back(path);
+    }
+  }
+}
+
+}  // namespace
+
+Reader::Reader(const toml::table& root, std::map<std::string, int> sweep_index)
+    : root_(root), sweep_index_(std::move(sweep_index)) {}
+
+const toml::node* Reader::node(const std::string& path) const {
+  return root_.at_path(path).node();
+}
+
+bool Reader::has(const std::string& path) const {
+  return node(path) != nullptr;
+}
+
+std::string Reader::display(const std::string& path) const {
+  const auto it = sweep_index_.find(path);
+  return it == sweep_index_.end() ? path : path + "[" + std::to_string(it->second) + "]";
+}
+
+std::string Reader::text(const std::string& path) const {
+  const auto* n = node(path);
+  return n ? node_text(*n) : "<missing>";
+}
+
+void Reader::fail(const std::string& path, const std::string& expected) const {
+  throw InputError(display(path), text(path), expected);
+}
+
+std::optional<double> Reader::number(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  double v = 0;
+  if (!as_double(*n, v)) fail(path, "must be a number");
+  if (!std::isfinite(v)) fail(path, "must be finite");
+  return v;
+}
+
+std::optional<long> Reader::integer(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  if (const auto* i = n->as_integer()) return static_cast<long>(i->get());
+  // A swept list may mix 2 and 2.0; accept floats that are whole numbers.
+  double v = 0;
+  if (as_double(*n, v) && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) {
+    return static_cast<long>(v);
+  }
+  fail(path, "must be an integer");
+}
+
+std::optional<std::string> Reader::string(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  if (const auto* s = n->as_string()) return s->get();
+  fail(path, "must be a string");
+}
+
+std::optional<bool> Reader::boolean(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  if (const auto* b = n->as_boolean()) return b->get();
+  fail(path, "must be true or false");
+}
+
+std::optional<std::vector<double>> Reader::vector(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr) fail(path, "must be an array of numbers");
+  std::vector<double> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    double v = 0;
+    if (!as_double(*arr->get(i), v) || !std::isfinite(v)) {
+      throw InputError(display(path) + "[" + std::to_string(i) + "]", node_text(*arr->get(i)),
+                       "must be a finite number");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::optional<std::vector<long>> Reader::integer_vector(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr) fail(path, "must be an array of integers");
+  std::vector<long> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const auto* v = arr->get(i)->as_integer();
+    if (!v) {
+      throw InputError(display(path) + "[" + std::to_string(i) + "]", node_text(*arr->get(i)),
+                       "must be an integer");
+    }
+    out.push_back(static_cast<long>(v->get()));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::vector<double>>> Reader::matrix(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr) fail(path, "must be an array of arrays of numbers");
+  std::vector<std::vector<double>> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string row_key = display(path) + "[" + std::to_string(i) + "]";
+    const auto* row = arr->get(i)->as_array();
+    if (!row) throw InputError(row_key, node_text(*arr->get(i)), "must be an array of numbers");
+    std::vector<double> r;
+    for (std::size_t j = 0; j < row->size(); ++j) {
+      double v = 0;
+      if (!as_double(*row->get(j), v) || !std::isfinite(v)) {
+        throw InputError(row_key + "[" + std::to_string(j) + "]", node_text(*row->get(j)),
+                         "must be a finite number");
+      }
+      r.push_back(v);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+const toml::array* Reader::table_array(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return nullptr;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr || !arr->is_array_of_tables())
+    fail(path, "must be an array of tables ([[" + path + "]])");
+  return arr;
+}
+
+double Reader::require_number(const std::string& path, const std::string& what) {
+  if (auto v = number(path)) return *v;
+  throw InputError(display(path), "<missing>", "required: " + what);
+}
+
+long Reader::require_integer(const std::string& path, const std::string& what) {
+  if (auto v = integer(path)) return *v;
+  throw InputError(display(path), "<missing>", "required: " + what);
+}
+
+std::string Reader::require_string(const std::string& path, const std::string& what) {
+  if (auto v = string(path)) return *v;
+  throw InputError(display(path), "<missing>", "required: " + what);
+}
+
+void Reader::reject_unused() const {
+  std::vector<std::string> keys;
+  collect_keys(root_, "", keys);
+  for (const auto& k : keys) {
+    if (used_.count(k)) continue;
+    // Name the keys that were read in the same table, to point at a likely typo.
+    const auto dot = k.rfind('.');
+    const std::string table = dot == std::string::npos ? "" : k.substr(0, dot);
+    std::string known;
+    for (const auto& u : used_) {
+      const auto udot = u.rfind('.');
+      if ((udot == std::string::npos ? "" : u.substr(0, udot)) == table) {
+        known += (known.empty() ? "" : ", ") + u.substr(udot + 1);
+      }
+    }
+    throw InputError(
+        display(k), text(k),
+        "unknown key, or not used with this configuration" +
+            (known.empty() ? std::string() : "; keys read in [" + table + "]: " + known));
+  }
+}
+
+}  // namespace rdpaudit::config

@@ -1,0 +1,59 @@
+#include "rdpaudit/estimate/scenario.hpp"
+
+#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/estimate/samples.hpp"
+#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/sim/mixture.hpp"
+
+namespace rdpaudit::estimate {
+
+namespace {
+
+GaussianMixture to_mixture(const sim::LastIterateMixture& m) {
+  GaussianMixture g;
+  g.dim = static_cast<std::size_t>(m.dim);
+  g.weights = m.weights;
+  g.means = m.means;
+  g.covariance.assign(g.dim * g.dim, 0.0);
+  for (std::size_t k = 0; k < g.dim; ++k) g.covariance[k * g.dim + k] = m.variance;
+  return g;
+}
+
+}  // namespace
+
+ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
+                                    std::uint64_t seed) {
+  ScenarioEstimates out;
+  const auto& spec = s.estimate;
+  out.alphas = default_alpha_grid(spec.extra_alphas);
+  if (!spec.enabled) return out;
+
+  // From the samples: plug-in and rigorous lower bound on a score (the coordinate in 1-D,
+  // learned density ratios above), selection and evaluation splits disjoint.
+  const std::size_t d = static_cast<std::size_t>(s.dim);
+  const SampleView p{t.d.raw.data(), t.d.raw.size() / d, d};
+  const SampleView q{t.dprime.raw.data(), t.dprime.raw.size() / d, d};
+  SampleOptions options;
+  options.selection_fraction = spec.selection_fraction;
+  options.rigorous.confidence = spec.confidence;
+  options.plugin.confidence = spec.confidence;
+  options.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
+  rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});
+  out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap);
+
+  // Exact (enumerated patterns) or Rao-Blackwellised (sampled patterns) for affine updates.
+  std::string why;
+  const auto mix = sim::quadratic_last_iterate_mixture(s, seed, spec.patterns, why);
+  if (mix && s.dim <= 2) {
+    const bool exact = mix->d.exact && mix->dprime.exact;
+    out.mixture = mix->dprime.how;
+    auto values = exact_renyi(to_mixture(mix->d), to_mixture(mix->dprime), out.alphas, {},
+                              exact ? "exact-quadrature" : "rao-blackwell");
+    out.estimates.insert(out.estimates.end(), values.begin(), values.end());
+  } else {
+    out.mixture = mix ? "none: quadrature is for d <= 2" : "none: " + why;
+  }
+  return out;
+}
+
+}  // namespace rdpaudit::estimate

@@ -1,0 +1,187 @@
+#include "rdpaudit/io/hdf5.hpp"
+
+#include <hdf5.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace rdpaudit::io {
+
+namespace {
+
+hid_t check(hid_t id, const std::string& what) {
+  if (id < 0) throw std::runtime_error("HDF5: cannot " + what);
+  return id;
+}
+
+void check_status(herr_t status, const std::string& what) {
+  if (status < 0) throw std::runtime_error("HDF5: cannot " + what);
+}
+
+/// Closes an HDF5 identifier with the right function at scope exit.
+struct Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+void write_attr(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
+                const std::vector<hsize_t>& dims, const void* data) {
+  Handle space{
+      check(dims.empty() ? H5Screate(H5S_SCALAR)
+                         : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+            "create dataspace for attribute " + name),
+      H5Sclose};
+  Handle attr{check(H5Acreate2(loc, name.c_str(), file_type, space.id, H5P_DEFAULT, H5P_DEFAULT),
+                    "create attribute " + name),
+              H5Aclose};
+  check_status(H5Awrite(attr.id, mem_type, data), "write attribute " + name);
+}
+
+hid_t string_type() {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+void write_dataset(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
+                   const Shape& shape, const void* data) {
+  std::vector<hsize_t> dims(shape.begin(), shape.end());
+  hsize_t total = 1;
+  for (auto n : dims) total *= n;
+  Handle space{check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                     "create dataspace for " + name),
+               H5Sclose};
+  Handle props{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+  if (total >= 4096 && !dims.empty()) {
+    // Chunk along the first axis, about 64k elements per chunk, and compress.
+    std::vector<hsize_t> chunk = dims;
+    hsize_t row = total / dims[0];
+    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], 65536 / std::max<hsize_t>(row, 1)));
+    H5Pset_chunk(props.id, static_cast<int>(chunk.size()), chunk.data());
+    H5Pset_deflate(props.id, 4);
+  }
+  Handle set{
+      check(H5Dcreate2(loc, name.c_str(), file_type, space.id, H5P_DEFAULT, props.id, H5P_DEFAULT),
+            "create dataset " + name),
+      H5Dclose};
+  if (total > 0) {
+    check_status(H5Dwrite(set.id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+                 "write dataset " + name);
+  }
+}
+
+}  // namespace
+
+Group& Group::operator=(Group&& other) noexcept {
+  if (this != &other) {
+    if (id_ >= 0) H5Gclose(id_);
+    id_ = other.id_;
+    other.id_ = -1;
+  }
+  return *this;
+}
+
+Group::~Group() {
+  if (id_ >= 0) H5Gclose(id_);
+}
+
+Group Group::create_group(const std::string& name) const {
+  return Group(check(H5Gcreate2(id_, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     "create group " + name));
+}
+
+void Group::attr(const std::string& name, const std::string& value) const {
+  Handle type{string_type(), H5Tclose};
+  const char* p = value.c_str();
+  write_attr(id_, name, type.id, type.id, {}, &p);
+}
+
+void Group::attr(const std::string& name, double value) const {
+  write_attr(id_, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {}, &value);
+}
+
+void Group::attr(const std::string& name, std::int64_t value) const {
+  write_attr(id_, name, H5T_NATIVE_INT64, H5T_STD_I64LE, {}, &value);
+}
+
+void Group::attr(const std::string& name, std::uint64_t value) const {
+  write_attr(id_, name, H5T_NATIVE_UINT64, H5T_STD_U64LE, {}, &value);
+}
+
+void Group::attr(const std::string& name, const std::vector<std::int64_t>& values) const {
+  write_attr(id_, name, H5T_NATIVE_INT64, H5T_STD_I64LE, {values.size()}, values.data());
+}
+
+void Group::attr(const std::string& name, const std::vector<double>& values) const {
+  write_attr(id_, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {values.size()}, values.data());
+}
+
+void Group::attr(const std::string& name, const std::vector<std::string>& values) const {
+  Handle type{string_type(), H5Tclose};
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  write_attr(id_, name, type.id, type.id, {values.size()}, ptrs.data());
+}
+
+void Group::dataset(const std::string& name, const double* data, const Shape& shape) const {
+  write_dataset(id_, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, shape, data);
+}
+
+void Group::dataset(const std::string& name, const std::int64_t* data, const Shape& shape) const {
+  write_dataset(id_, name, H5T_NATIVE_INT64, H5T_STD_I64LE, shape, data);
+}
+
+void Group::dataset(const std::string& name, const int* data, const Shape& shape) const {
+  write_dataset(id_, name, H5T_NATIVE_INT, H5T_STD_I32LE, shape, data);
+}
+
+void Group::dataset(const std::string& name, const std::vector<std::string>& values) const {
+  Handle type{string_type(), H5Tclose};
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  const hsize_t n = values.size();
+  Handle space{check(H5Screate_simple(1, &n, nullptr), "create dataspace for " + name), H5Sclose};
+  Handle set{check(H5Dcreate2(id_, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT),
+                   "create dataset " + name),
+             H5Dclose};
+  if (n > 0) {
+    check_status(H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()),
+                 "write dataset " + name);
+  }
+}
+
+AtomicFile::AtomicFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
+  file_ = H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file_ < 0) throw std::runtime_error("cannot create results file " + tmp_);
+  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), "open root group"));
+}
+
+AtomicFile::~AtomicFile() {
+  root_ = Group();
+  if (file_ >= 0) H5Fclose(file_);
+  if (!committed_) std::remove(tmp_.c_str());
+}
+
+void AtomicFile::commit() {
+  root_ = Group();
+  check_status(H5Fclose(file_), "close " + tmp_);
+  file_ = -1;
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    throw std::runtime_error("cannot rename " + tmp_ + " to " + path_);
+  }
+  committed_ = true;
+}
+
+std::string hdf5_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
+}  // namespace rdpaudit::io

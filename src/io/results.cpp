@@ -1,0 +1,240 @@
+#include "rdpaudit/io/results.hpp"
+
+#include <fmt/core.h>
+#include <omp.h>
+#include <toml++/toml.h>
+
+#include <Eigen/Core>
+#include <boost/version.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "rdpaudit/build_info.hpp"
+
+namespace rdpaudit::io {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Shape shape(std::int64_t a) {
+  return {static_cast<std::uint64_t>(a)};
+}
+Shape shape(std::int64_t a, std::int64_t b) {
+  return {static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b)};
+}
+
+void write_matrix(const Group& g, const std::string& name, const Eigen::MatrixXd& m) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rm = m;
+  g.dataset(name, rm.data(), shape(m.rows(), m.cols()));
+}
+
+void write_vector(const Group& g, const std::string& name, const Eigen::VectorXd& v) {
+  g.dataset(name, v.data(), shape(v.size()));
+}
+
+void write_axis_edges(const Group& g, const std::string& name, const tally::Axis& a) {
+  const auto e = a.edges();
+  g.dataset(name, e.data(), shape(static_cast<std::int64_t>(e.size())));
+}
+
+void write_tally(const Group& g, const tally::Tally& t, std::int64_t raw_rows) {
+  const int d = t.binning.dim;
+  g.attr("trajectories", static_cast<std::int64_t>(t.moments.count));
+  const std::int64_t width = t.binning.coordinate.front().bins + 2;
+  std::vector<std::int64_t> coord;
+  for (const auto& h : t.coordinate) coord.insert(coord.end(), h.counts.begin(), h.counts.end());
+  g.dataset("coordinate_counts", coord.data(), shape(d, width));
+  if (d > 1) {
+    g.dataset("projection_counts", t.projection.counts.data(),
+              shape(static_cast<std::int64_t>(t.projection.counts.size())));
+    g.dataset("joint_counts", t.joint.counts.data(), shape(t.joint.x.bins + 2, t.joint.y.bins + 2));
+  }
+  write_vector(g, "mean", t.mean());
+  write_matrix(g, "covariance", t.covariance());
+  // Only the first tally.raw_samples rows are written (the rest served the estimators).
+  const std::int64_t rows = std::min(raw_rows, t.raw_cap);
+  if (rows > 0) g.dataset("samples", t.raw.data(), shape(rows, d));
+}
+
+}  // namespace
+
+std::string compiler_version() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string library_versions() {
+  return fmt::format("HDF5 {}; Eigen {}.{}.{}; Boost {}.{}.{}; toml++ {}.{}.{}; OpenMP {}",
+                     hdf5_version(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
+                     BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100,
+                     TOML_LIB_MAJOR, TOML_LIB_MINOR, TOML_LIB_PATCH, _OPENMP);
+}
+
+ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSpec& spec,
+                             const RunInfo& run)
+    : file_(path), trajectories_(spec.trajectories) {
+  const Group& root = file_.root();
+  root.attr("filetype", kFileType);
+  root.attr("format_version", std::vector<std::int64_t>{kFormatMajor, kFormatMinor});
+  root.attr("tool_version", build_info::tool_version);
+  root.attr("git_hash", build_info::git_hash);
+  root.attr("build_type", build_info::build_type);
+  root.attr("compiler", compiler_version());
+  root.attr("libraries", library_versions());
+  root.attr("hdf5_version", hdf5_version());
+  root.attr("created_utc", utc_now());
+  root.attr("command_line", run.command_line);
+  root.attr("threads", run.threads);
+  root.attr("experiment_name", spec.name);
+  root.attr("description", spec.description);
+  root.attr("config_path", spec.source_path);
+  root.attr("config_text", spec.config_text);
+  root.attr("config_sha256", spec.config_sha256);
+  root.attr("seed", static_cast<std::uint64_t>(spec.seed));
+  root.attr("trajectories", static_cast<std::int64_t>(spec.trajectories));
+  root.attr("sweep_mode", spec.sweep_mode);
+  root.attr("swept_keys", spec.swept_keys);
+  root.attr("scenario_count", static_cast<std::int64_t>(spec.scenarios.size()));
+  scenarios_ = root.create_group("scenarios");
+}
+
+namespace {
+
+// One row per (method, direction, alpha): columns as 1-D datasets.
+void write_estimates(const Group& g, const config::Scenario& s,
+                     const estimate::ScenarioEstimates& e) {
+  g.attr("enabled", s.estimate.enabled);
+  g.attr("confidence", s.estimate.confidence);
+  g.attr("selection_fraction", s.estimate.selection_fraction);
+  g.attr("samples_per_dataset", static_cast<std::int64_t>(s.estimate.samples));
+  g.attr("mixture", e.mixture);
+  g.dataset("alpha_grid", e.alphas.data(), shape(static_cast<std::int64_t>(e.alphas.size())));
+  std::vector<std::string> method, interval, reason;
+  std::vector<int> direction, informative;
+  std::vector<double> alpha, value, lower, upper;
+  for (const auto& x : e.estimates) {
+    method.push_back(x.method);
+    interval.push_back(x.interval);
+    reason.push_back(x.reason);
+    direction.push_back(x.direction);
+    informative.push_back(x.informative ? 1 : 0);
+    alpha.push_back(x.alpha);
+    value.push_back(x.value);
+    lower.push_back(x.lower);
+    upper.push_back(x.upper);
+  }
+  const auto n = shape(static_cast<std::int64_t>(e.estimates.size()));
+  g.dataset("method", method);
+  g.dataset("direction", direction.data(), n);
+  g.dataset("alpha", alpha.data(), n);
+  g.dataset("value", value.data(), n);
+  g.dataset("lower", lower.data(), n);
+  g.dataset("upper", upper.data(), n);
+  g.dataset("informative", informative.data(), n);
+  g.dataset("interval", interval);
+  g.dataset("reason", reason);
+}
+
+}  // namespace
+
+void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
+                                 const estimate::ScenarioEstimates& est) {
+  Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
+  g.attr("index", s.index);
+  std::vector<std::string> keys, texts;
+  std::vector<double> values;
+  for (const auto& v : s.sweep_point) {
+    keys.push_back(v.key);
+    values.push_back(v.number);
+    texts.push_back(v.text);
+  }
+  g.attr("sweep_keys", keys);
+  g.attr("sweep_values", values);
+  g.attr("sweep_text", texts);
+  // model
+  g.attr("loss", config::to_string(s.loss));
+  g.attr("dim", s.dim);
+  g.attr("features", s.features);
+  g.attr("classes", s.classes);
+  g.attr("lambda", s.lambda);
+  g.attr("feature_clip", s.feature_clip);
+  g.attr("clip_norm", s.clip_norm);
+  // training
+  g.attr("eta", s.eta);
+  g.attr("n", s.n());
+  g.attr("batch_size", s.batch_size);
+  g.attr("scheme", config::to_string(s.scheme));
+  g.attr("epochs", static_cast<std::int64_t>(s.epochs));
+  g.attr("steps", static_cast<std::int64_t>(s.steps));
+  g.attr("steps_per_epoch", static_cast<std::int64_t>(s.steps_per_epoch));
+  g.attr("differing_batch", s.differing_batch);
+  g.attr("sampling_rate", s.sampling_rate);
+  g.attr("projection_diameter", s.projection_diameter);
+  write_vector(g, "projection_center", s.projection_center);
+  // noise, in every convention
+  g.attr("noise_key", config::to_string(s.noise_key));
+  g.attr("noise_value", s.noise_value);
+  g.attr("step_std", s.step_std);
+  g.attr("sigma", s.sigma);
+  g.attr("sigma2", s.sigma * s.sigma);
+  g.attr("noise_multiplier", s.noise_multiplier);
+  g.attr("blog_sigma", s.blog_sigma);
+  g.attr("sensitivity", s.sensitivity);
+  // initial parameters
+  write_vector(g, "init_mean", s.init_mean);
+  g.attr("init_std", s.init_std);
+  // data
+  Group data = g.create_group("data");
+  data.attr("preset", s.data.preset);
+  data.attr("differing_index", s.data.differing_index);
+  data.attr("replacement_label", s.data.replacement_label);
+  write_matrix(data, "points", s.data.points);
+  write_vector(data, "replacement", s.data.replacement);
+  if (!s.data.labels.empty()) {
+    data.dataset("labels", s.data.labels.data(),
+                 shape(static_cast<std::int64_t>(s.data.labels.size())));
+  }
+  // binning
+  const auto& b = t.d.binning;
+  Group bin = g.create_group("binning");
+  bin.attr("source", b.source);
+  bin.attr("pilot_trajectories", static_cast<std::int64_t>(s.pilot_trajectories));
+  bin.attr("bins", s.bins);
+  std::vector<double> edges;
+  for (const auto& a : b.coordinate) {
+    const auto e = a.edges();
+    edges.insert(edges.end(), e.begin(), e.end());
+  }
+  bin.dataset("coordinate_edges", edges.data(), shape(b.dim, b.coordinate.front().bins + 1));
+  write_vector(bin, "moment_shift", b.shift);
+  if (b.dim > 1) {
+    write_vector(bin, "projection_direction", b.direction);
+    write_axis_edges(bin, "projection_edges", b.projection);
+    write_axis_edges(bin, "joint_edges_x", b.joint_x);
+    write_axis_edges(bin, "joint_edges_y", b.joint_y);
+  }
+  g.attr("seconds", t.seconds);
+  write_tally(g.create_group("D"), t.d, s.raw_cap);
+  write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
+  write_estimates(g.create_group("estimates"), s, est);
+}
+
+void ResultsWriter::commit() {
+  file_.commit();
+}
+
+}  // namespace rdpaudit::io

@@ -1,0 +1,125 @@
+#include "rdpaudit/tally/tally.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rdpaudit::tally {
+
+void MomentSums::add(const double* theta, const Eigen::VectorXd& shift) {
+  // Called once per trajectory: no heap allocation (d <= kMaxDim = 8).
+  constexpr Eigen::Index kMax = 8;  // the simulator's largest dimension
+  const auto d = shift.size();
+  if (d > kMax) throw std::logic_error("MomentSums: dimension above 8");
+  double c[kMax];
+  for (Eigen::Index k = 0; k < d; ++k) c[k] = theta[k] - shift(k);
+  ++count;
+  for (Eigen::Index i = 0; i < d; ++i) {
+    sum(i) += c[i];
+    for (Eigen::Index j = 0; j < d; ++j) outer(i, j) += c[i] * c[j];
+  }
+}
+
+void MomentSums::merge(const MomentSums& other) {
+  count += other.count;
+  sum += other.sum;
+  outer += other.outer;
+}
+
+Tally::Tally(const Binning& b, std::int64_t raw_capacity)
+    : binning(b), moments(b.dim), raw_cap(raw_capacity) {
+  for (const auto& a : b.coordinate) coordinate.emplace_back(a);
+  if (b.dim > 1) {
+    projection = Histogram1D(b.projection);
+    joint = Histogram2D(b.joint_x, b.joint_y);
+  }
+}
+
+void Tally::add_to_histograms(const double* theta) {
+  const int d = binning.dim;
+  for (int k = 0; k < d; ++k) coordinate[k].add(theta[k]);
+  if (d > 1) {
+    double z = 0;
+    for (int k = 0; k < d; ++k) z += binning.direction(k) * theta[k];
+    projection.add(z);
+    joint.add(theta[0], theta[1]);
+  }
+}
+
+void Tally::merge_histograms(const Tally& other) {
+  for (std::size_t k = 0; k < coordinate.size(); ++k) coordinate[k].merge(other.coordinate[k]);
+  if (binning.dim > 1) {
+    projection.merge(other.projection);
+    joint.merge(other.joint);
+  }
+}
+
+Eigen::VectorXd Tally::mean() const {
+  return binning.shift + moments.sum / static_cast<double>(moments.count);
+}
+
+Eigen::MatrixXd Tally::covariance() const {
+  const double m = static_cast<double>(moments.count);
+  const Eigen::VectorXd mu = moments.sum / m;
+  return (moments.outer - m * mu * mu.transpose()) / (m - 1.0);
+}
+
+namespace {
+
+Axis widened(double lo, double hi, int bins, double margin) {
+  double width = hi - lo;
+  if (!(width > 0)) width = std::max(1.0, std::fabs(lo));  // all pilot samples equal
+  return Axis{lo - margin * width, hi + margin * width, bins};
+}
+
+Axis pooled_axis(const Eigen::VectorXd& a, const Eigen::VectorXd& b, int bins, double margin) {
+  return widened(std::min(a.minCoeff(), b.minCoeff()), std::max(a.maxCoeff(), b.maxCoeff()), bins,
+                 margin);
+}
+
+Binning common(const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp, int bins, double margin) {
+  Binning b;
+  b.dim = static_cast<int>(pd.cols());
+  const Eigen::VectorXd md = pd.colwise().mean().transpose();
+  const Eigen::VectorXd mp = pp.colwise().mean().transpose();
+  b.shift = 0.5 * (md + mp);
+  b.direction = mp - md;
+  if (!(b.direction.norm() > 0)) {
+    b.direction = Eigen::VectorXd::Zero(b.dim);
+    b.direction(0) = 1.0;
+  }
+  b.direction.normalize();
+  if (b.dim > 1) {
+    b.projection = pooled_axis(pd * b.direction, pp * b.direction, bins, margin);
+  }
+  return b;
+}
+
+}  // namespace
+
+Binning binning_from_pilot(const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp, int bins,
+                           int bins_2d, double margin) {
+  Binning b = common(pd, pp, bins, margin);
+  b.source = "pilot";
+  for (int k = 0; k < b.dim; ++k)
+    b.coordinate.push_back(pooled_axis(pd.col(k), pp.col(k), bins, margin));
+  if (b.dim > 1) {
+    b.joint_x = Axis{b.coordinate[0].lo, b.coordinate[0].hi, bins_2d};
+    b.joint_y = Axis{b.coordinate[1].lo, b.coordinate[1].hi, bins_2d};
+  }
+  return b;
+}
+
+Binning binning_from_range(double lo, double hi, const Eigen::MatrixXd& pd,
+                           const Eigen::MatrixXd& pp, int bins, int bins_2d) {
+  Binning b = common(pd, pp, bins, 0.25);
+  b.source = "file";
+  for (int k = 0; k < b.dim; ++k) b.coordinate.push_back(Axis{lo, hi, bins});
+  if (b.dim > 1) {
+    b.joint_x = Axis{lo, hi, bins_2d};
+    b.joint_y = Axis{lo, hi, bins_2d};
+  }
+  return b;
+}
+
+}  // namespace rdpaudit::tally

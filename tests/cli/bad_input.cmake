@@ -1,0 +1,48 @@
+# Each bad experiment file must make `rdpaudit run` exit with status 2, print a message that
+# names the key path and the value, and leave no results file (nor its .tmp) behind.
+file(MAKE_DIRECTORY ${WORK})
+set(base "[experiment]\nseed = 1\ntrajectories = 100\n[model]\nloss = \"quadratic\"\nlambda = 1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 10\nsensitivity = 1.0\n[training]\nscheme = \"shuffle_partition\"\neta = 0.1\nbatch_size = 2\nepochs = 2\n")
+
+function(expect_failure name text expected_message)
+  set(cfg ${WORK}/${name}.toml)
+  set(out ${WORK}/${name}.h5)
+  file(REMOVE ${out})
+  file(WRITE ${cfg} "${text}")
+  execute_process(COMMAND ${CLI} run ${cfg} -o ${out} RESULT_VARIABLE rc ERROR_VARIABLE err
+                  OUTPUT_QUIET)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "${name}: exit status ${rc}, expected 2 (stderr: ${err})")
+  endif()
+  string(FIND "${err}" "${expected_message}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${name}: message '${err}' lacks '${expected_message}'")
+  endif()
+  if(EXISTS ${out} OR EXISTS ${out}.tmp)
+    message(FATAL_ERROR "${name}: left a results file behind")
+  endif()
+  message(STATUS "${name}: ok (${err})")
+endfunction()
+
+expect_failure(unknown_key "${base}[noise]\nsigma2 = 1.0\nsigmaa = 2.0\n" "noise.sigmaa = 2.0 (unknown key")
+expect_failure(wrong_type "${base}[noise]\nsigma2 = \"big\"\n" "noise.sigma2 = \"big\" (must be a number)")
+expect_failure(missing_noise "${base}" "noise = <missing> (required")
+expect_failure(sigma_zero "${base}[noise]\nsigma = 0\n" "noise.sigma = 0 (must be > 0)")
+string(REPLACE "batch_size = 2" "batch_size = 11" big_batch "${base}")
+expect_failure(batch_too_big "${big_batch}[noise]\nsigma = 1\n" "training.batch_size = 11 (must be in [1, data.n = 10])")
+string(REPLACE "lambda = 1.0" "lambda = 1.0\ndim = 12" big_dim "${base}")
+expect_failure(dim_out_of_range "${big_dim}[noise]\nsigma = 1\n" "model.dim = 12 (must be in [1, 8])")
+string(REPLACE "n = 10" "n = 10\ndiffering_index = 10" bad_index "${base}")
+expect_failure(index_outside "${bad_index}[noise]\nsigma = 1\n" "data.differing_index = 10 (must be in [0, 9]")
+
+# A command-line override is checked too.
+execute_process(COMMAND ${CLI} run ${WORK}/unknown_key.toml --trajectories 0 RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "--trajectories 0: exit status ${rc}, expected 2")
+endif()
+# A file that does not exist.
+execute_process(COMMAND ${CLI} validate ${WORK}/no_such_file.toml RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "cannot be opened")
+  message(FATAL_ERROR "missing file: exit status ${rc}, message '${err}'")
+endif()

@@ -1,0 +1,93 @@
+"""Round trip: the C++ writer's file read back by the Python reader (run by ctest).
+
+Usage: /usr/bin/python3 test_results_reader.py RDPAUDIT_CLI SOURCE_DIR WORKDIR
+Prints '<n> passed, <m> failed' and exits non-zero on any failure.
+"""
+
+import os
+import subprocess
+import sys
+
+cli, source, work = sys.argv[1:4]
+sys.path.insert(0, os.path.join(source, "python"))
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+from rdpaudit import FormatError, load  # noqa: E402
+
+os.makedirs(work, exist_ok=True)
+config = os.path.join(work, "roundtrip.toml")
+with open(config, "w") as f:
+    f.write("""[experiment]
+seed = 5
+trajectories = 2000
+[model]
+loss = "quadratic"
+dim = 2
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 10
+sensitivity = 4.0
+[training]
+scheme = "shuffle_partition"
+eta = 0.05
+batch_size = 2
+epochs = [1, 3]
+[noise]
+sigma2 = 1.0
+[tally]
+bins = 40
+raw_samples = 50
+pilot_trajectories = 500
+""")
+out = os.path.join(work, "roundtrip.h5")
+subprocess.run([cli, "run", config, "-o", out, "--threads", "2"], check=True,
+               stdout=subprocess.DEVNULL)
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAILED:", what)
+
+
+with load(out) as r:
+    check(r.format_version[0] == 1, "major version 1")
+    check(r.attrs["seed"] == 5 and r.attrs["trajectories"] == 2000, "run attributes")
+    check("epochs = [1, 3]" in r.config_text, "verbatim config text")
+    check(len(r.scenarios) == 2, "two scenarios")
+    s = r.scenarios[1]
+    check(s.sweep == {"training.epochs": 3.0}, f"sweep point {s.sweep}")
+    check(s.attrs["steps"] == 15 and s.attrs["scheme"] == "shuffle_partition", "parameters")
+    check(abs(s.attrs["step_std"] - np.sqrt(2 * 0.05 * 1.0)) < 1e-12, "noise equivalent")
+    counts, edges = s.histogram("D", with_flow=True)
+    check(counts.sum() == 2000 and len(edges) == 41 and len(counts) == 42, "1-D histogram")
+    jc, ex, ey = s.joint_histogram("Dprime", with_flow=True)
+    check(jc.sum() == 2000, "2-D histogram total")
+    check(s.samples("D").shape == (50, 2), "raw samples")
+    check(s.covariance("D").shape == (2, 2), "covariance")
+    check(r.format_version == (1, 1), f"format version {r.format_version}")
+    rows = s.estimates()
+    check(len(rows) > 0, "estimates stored")
+    methods = {x["method"] for x in rows}
+    check("exact-quadrature" in methods, f"exact estimates for the quadratic loss ({methods})")
+    exact = s.estimates(method="exact-quadrature", direction=0)
+    check(all(x["informative"] and x["value"] >= 0 for x in exact), "exact values informative")
+    check(abs(exact[0]["alpha"] - 1.1) < 1e-12, "dp_accounting grid starts at 1.1")
+
+# A file of another major version is refused.
+with h5py.File(out, "r+") as f:
+    f.attrs["format_version"] = np.array([2, 0], dtype=np.int64)
+try:
+    load(out)
+    check(False, "major version 2 refused")
+except FormatError as e:
+    check("supports major version 1" in str(e), "refusal names the version")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,117 @@
+// Custom bounds: muparser formulas over the scenario's parameters, applicability conditions,
+// and error messages that name the bound and the position.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/ye_shokri.hpp"
+
+using namespace rdpaudit::bounds;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+
+namespace bounds_test {
+Params figure_params(Scheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
+}
+using bounds_test::figure_params;
+
+namespace {
+
+FormulaError formula_error(const CustomBoundSpec& spec) {
+  try {
+    CustomBound bound(spec);
+  } catch (const FormulaError& e) {
+    return e;
+  }
+  FAIL("no FormulaError for formula \"" << spec.formula << "\"");
+  throw;  // unreachable
+}
+
+}  // namespace
+
+TEST_CASE("a custom formula reproduces a built-in one", "[bounds][custom]") {
+  const Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  const CustomBound step({"one_step", "alpha*eta*S_g^2/(4*sigma2*b^2)", {}, "Lemma 3.2"});
+  const BoundValue v = step.evaluate(p, 15.0);
+  REQUIRE(v.applicable());
+  CHECK(v.kind == Kind::kCustom);
+  CHECK(v.source == "Lemma 3.2");
+  CHECK_THAT(*v.value, WithinRel(ye_shokri::gaussian_step_term(p, 15.0), 1e-14));
+  // the naive bound of Theorem 2.1, written with muparser's natural exponential
+  const CustomBound naive({"naive", "alpha*S_g^2/(lambda*sigma2*b^2)*(1-exp(-lambda*eta*K/2))"});
+  CHECK_THAT(*naive.evaluate(p, 15.0).value,
+             WithinRel(*evaluate_bound("ys_thm2.1_naive", p, 15.0).value, 1e-14));
+}
+
+TEST_CASE("every documented name is bound to the scenario", "[bounds][custom]") {
+  Params p = figure_params(Scheme::kFixedOrder, 3, 2);
+  p.L = 1.5;
+  p.D = 7.0;
+  const std::vector<std::string>& names = CustomBound::variable_names();
+  REQUIRE(names.size() == 17);
+  const std::vector<double> expected{2.5,           p.eta,     alg1_sigma2(p),
+                                     p.lambda,      p.beta,    p.S_g,
+                                     1.5,           7.0,       50.0,
+                                     2.0,           3.0,       75.0,
+                                     2.0,           0.04,      alg2_sigma_mul(p),
+                                     blog_sigma(p), p.step_std};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i]);
+    const CustomBound b({"echo", names[i]});
+    CHECK_THAT(*b.evaluate(p, 2.5).value, WithinRel(expected[i], 1e-15));
+  }
+}
+
+TEST_CASE("conditions decide applicability and are named in the reason", "[bounds][custom]") {
+  const CustomBound b({"strongly_convex_only", "alpha/lambda", {"lambda > 0", "alpha >= 2"}});
+  Params p = figure_params(Scheme::kFixedOrder, 3, 2);
+  CHECK(b.evaluate(p, 2.0).applicable());
+  const BoundValue low = b.evaluate(p, 1.5);
+  CHECK_FALSE(low.applicable());
+  CHECK(low.not_applicable == "condition 2 \"alpha >= 2\" is false");
+  p.lambda = 0.0;
+  CHECK_THAT(b.evaluate(p, 1.5).not_applicable,
+             Contains("condition 1 \"lambda > 0\" is false; condition 2"));
+  const CustomBound nan({"nan", "sqrt(-alpha)"});
+  CHECK_THAT(nan.evaluate(p, 2.0).not_applicable, Contains("evaluates to NaN"));
+}
+
+TEST_CASE("unknown names and syntax errors name the bound and the position", "[bounds][custom]") {
+  const FormulaError unknown = formula_error({"mine", "alpha*foo+1"});
+  CHECK(unknown.bound() == "mine");
+  CHECK(unknown.where() == "formula");
+  CHECK(unknown.position() == 6);
+  CHECK(unknown.token() == "foo");
+  CHECK(std::string(unknown.what()) ==
+        "custom bound \"mine\": unknown name \"foo\" at position 6 in formula \"alpha*foo+1\"");
+
+  const FormulaError syntax = formula_error({"broken", "alpha**2"});
+  CHECK(syntax.position() == 6);
+  CHECK_THAT(syntax.what(), Contains("custom bound \"broken\": syntax error"));
+  CHECK_THAT(syntax.what(), Contains("at position 6 in formula \"alpha**2\""));
+
+  const FormulaError unclosed = formula_error({"open", "alpha*(eta+"});
+  CHECK(unclosed.position() == 11);  // clamped to the end of the formula
+  CHECK_THAT(unclosed.what(), Contains("custom bound \"open\""));
+
+  const FormulaError in_condition = formula_error({"cond", "alpha", {"lambda > 0", "gamma < 1"}});
+  CHECK(in_condition.where() == "condition 2");
+  CHECK(std::string(in_condition.what()) ==
+        "custom bound \"cond\": unknown name \"gamma\" at position 0 in condition 2 \"gamma < 1\"");
+
+  CHECK_THROWS_AS(CustomBound({"empty", ""}), FormulaError);
+  CHECK_THROWS_WITH(CustomBound({"", "alpha"}), Contains("name is empty"));
+  CHECK_THROWS_WITH(CustomBound({"gaussian_composition", "alpha"}),
+                    Contains("taken by a built-in bound"));
+}
+
+TEST_CASE("evaluate_all lists the custom bounds after the built-in ones", "[bounds][custom]") {
+  const Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  const std::vector<double> alphas{2.0, 10.0};
+  const auto all = evaluate_all(p, alphas, {CustomBound({"c1", "alpha"})});
+  REQUIRE(all.size() == (bound_catalogue().size() + 1) * alphas.size());
+  CHECK(all[all.size() - 2].name == "c1");
+  CHECK(all.back().value == 10.0);
+  CHECK(all.front().name == bound_catalogue().front().name);
+}

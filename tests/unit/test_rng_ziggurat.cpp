@@ -1,0 +1,73 @@
+// Checks the ziggurat tables of rdpaudit/rng/ziggurat.hpp against their definition, using
+// only <cmath>: the literals were computed elsewhere (mpmath), so this is an independent check.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+
+#include "rdpaudit/rng/ziggurat.hpp"
+
+using namespace rdpaudit::rng::detail;
+
+namespace {
+double f(double x) {
+  return std::exp(-0.5 * x * x);
+}
+}  // namespace
+
+TEST_CASE("Ziggurat tables have the documented shape", "[rng][ziggurat]") {
+  CHECK(kZigX[1] == kZigR);
+  CHECK(kZigX[kZigLayers] == 0.0);
+  CHECK(kZigY[0] == 0.0);
+  CHECK(kZigY[kZigLayers] == 1.0);
+  for (int i = 0; i < kZigLayers; ++i) REQUIRE(kZigX[i] > kZigX[i + 1]);
+  // Y[i] = f(X[i]): both sides are correctly rounded to within an ulp or two.
+  for (int i = 1; i < kZigLayers; ++i) {
+    INFO("layer " << i);
+    REQUIRE(kZigY[i] == Approx(f(kZigX[i])).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("Every ziggurat layer has the area V and V includes the tail", "[rng][ziggurat]") {
+  const double tail = std::sqrt(2 * std::atan(1.0)) * std::erfc(kZigR / std::sqrt(2.0));
+  CHECK(kZigV == Approx(kZigR * f(kZigR) + tail).epsilon(1e-14));
+  CHECK(kZigX[0] * kZigY[1] == Approx(kZigV).epsilon(1e-14));
+  // Y[i+1] - Y[i] loses up to ~10 bits to cancellation in the top layers, hence 1e-11: a wrong
+  // layer (a typo in one literal) would be off by far more.
+  for (int i = 1; i < kZigLayers; ++i) {
+    INFO("layer " << i);
+    REQUIRE(kZigX[i] * (kZigY[i + 1] - kZigY[i]) == Approx(kZigV).epsilon(1e-11));
+  }
+}
+
+TEST_CASE("The integer fast-path test decides exactly as the floating-point edge test",
+          "[rng][ziggurat]") {
+  constexpr std::uint64_t kOne = std::uint64_t{1} << 53;
+  double accepted = 0;
+  for (int i = 0; i < kZigLayers; ++i) {
+    INFO("layer " << i);
+    const ZigLayer& layer = kZigLayer[i];
+    REQUIRE(layer.scale == std::ldexp(kZigX[i], -53));
+    REQUIRE(layer.accept <= kOne);
+    if (layer.accept > 0) {
+      REQUIRE(static_cast<double>(layer.accept - 1) * layer.scale < kZigX[i + 1]);
+    }
+    if (layer.accept < kOne)
+      REQUIRE(static_cast<double>(layer.accept) * layer.scale >= kZigX[i + 1]);
+    accepted += std::ldexp(static_cast<double>(layer.accept), -53) / kZigLayers;
+  }
+  // With 256 layers 98.5% of candidates take the fast path (mean of X[i+1] / X[i]).
+  CHECK(accepted == Approx(0.98508).margin(1e-5));
+  CHECK(accepted < 1.0);
+}
+
+TEST_CASE("The ziggurat splits its word into disjoint layer and sign and uniform bits",
+          "[rng][ziggurat]") {
+  CHECK(ziggurat_signed(1.5, 0x100) == -1.5);
+  CHECK(ziggurat_signed(1.5, ~std::uint64_t{0x100}) == 1.5);
+  // Layer 255 (the top, pure wedge) never takes the fast path; u = 0 in layer 3 always does.
+  CHECK_FALSE(ziggurat_fast_accept(0xFF));
+  CHECK(ziggurat_fast_accept(0x1FF & ~std::uint64_t{0xFC}));
+  CHECK(ziggurat_abscissa(~std::uint64_t{0} & ~std::uint64_t{0xFF}) ==
+        Approx(kZigX[0]).epsilon(1e-15));
+  CHECK(ziggurat_abscissa(0x7FF) == 0.0);  // bits 0-10 do not reach u
+}

@@ -1,0 +1,292 @@
+// Simulator invariants: thread-count independence, clipping, projection, batch schedules.
+#include <omp.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+
+#include "rdpaudit/config/load.hpp"
+#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/sim/batches.hpp"
+#include "rdpaudit/sim/loss.hpp"
+#include "rdpaudit/sim/simulate.hpp"
+
+using namespace rdpaudit;
+
+namespace {
+
+config::Scenario scenario_of(const std::string& text) {
+  return config::parse_experiment(text, "test.toml").scenarios.at(0);
+}
+
+const char* kQuadratic2d = R"(
+[experiment]
+seed = 3
+trajectories = 5000
+[model]
+loss = "quadratic"
+dim = 2
+lambda = 0.5
+[data]
+preset = "quadratic_worst_case"
+n = 12
+sensitivity = 2.0
+[training]
+scheme = "shuffle_each_epoch"
+eta = 0.1
+batch_size = 3
+epochs = 3
+[noise]
+sigma = 1.0
+[init]
+std = 0.5
+[tally]
+bins = 64
+bins_2d = 16
+raw_samples = 300
+pilot_trajectories = 500
+)";
+
+const char* kLogisticPoisson = R"(
+[experiment]
+seed = 5
+trajectories = 3000
+[model]
+loss = "logistic"
+features = 2
+classes = 2
+lambda = 0.1
+feature_clip = 2.0
+clip_norm = 0.5
+[data]
+preset = "logistic_synthetic"
+n = 20
+[training]
+scheme = "poisson"
+eta = 0.2
+batch_size = 4
+epochs = 2
+projection_diameter = 3.0
+[noise]
+noise_multiplier = 1.0
+[tally]
+raw_samples = 100
+pilot_trajectories = 500
+)";
+
+void require_identical(const tally::Tally& a, const tally::Tally& b) {
+  REQUIRE(a.coordinate.size() == b.coordinate.size());
+  for (std::size_t k = 0; k < a.coordinate.size(); ++k)
+    CHECK(a.coordinate[k].counts == b.coordinate[k].counts);
+  CHECK(a.projection.counts == b.projection.counts);
+  CHECK(a.joint.counts == b.joint.counts);
+  CHECK(a.raw == b.raw);  // bitwise equality of doubles
+  CHECK(a.moments.count == b.moments.count);
+  CHECK((a.moments.sum.array() == b.moments.sum.array()).all());
+  CHECK((a.moments.outer.array() == b.moments.outer.array()).all());
+}
+
+}  // namespace
+
+TEST_CASE("one seed gives identical tallies at 1 and 2 threads", "[sim][determinism]") {
+  for (const char* text : {kQuadratic2d, kLogisticPoisson}) {
+    const auto s = scenario_of(text);
+    const auto one = sim::simulate_scenario(s, {3, 5000, 1, nullptr});
+    const auto two = sim::simulate_scenario(s, {3, 5000, 2, nullptr});
+    require_identical(one.d, two.d);
+    require_identical(one.dprime, two.dprime);
+    CHECK(one.d.coordinate[0].total() == 5000);
+    // ...and a different seed gives different numbers.
+    const auto other = sim::simulate_scenario(s, {4, 5000, 2, nullptr});
+    CHECK(other.d.raw != one.d.raw);
+  }
+}
+
+TEST_CASE("clipped per-example logistic gradients never exceed the clip norm", "[sim][loss]") {
+  rng::Stream stream({99, 0, 0, 0, rng::Purpose::kTest});
+  for (int features = 1; features <= 3; ++features) {
+    for (int classes = 2; (features + 1) * classes <= config::kMaxDim; ++classes) {
+      for (double clip : {0.05, 0.5, 2.0}) {
+        const sim::LogisticLoss<config::kMaxDim> loss{0.0, clip, features, classes};
+        const int d = (features + 1) * classes;
+        int clipped = 0;
+        for (int rep = 0; rep < 2000; ++rep) {
+          double theta[config::kMaxDim], x[config::kMaxDim], g[config::kMaxDim];
+          for (int k = 0; k < d; ++k) theta[k] = 3.0 * stream.normal();
+          for (int k = 0; k < features; ++k) x[k] = 5.0 * stream.normal();
+          loss.example_gradient(theta, x, static_cast<int>(stream.below(classes)), g);
+          double sq = 0;
+          for (int k = 0; k < d; ++k) sq += g[k] * g[k];
+          REQUIRE(std::sqrt(sq) <= clip * (1 + 1e-12));
+          clipped += std::sqrt(sq) > clip * (1 - 1e-9);
+        }
+        CHECK(clipped > 0);  // the clip was active in some draws, so the check bit
+      }
+    }
+  }
+}
+
+TEST_CASE("unclipped logistic gradient equals a finite difference of the loss", "[sim][loss]") {
+  const int f = 2, c = 3, d = (f + 1) * c;
+  const sim::LogisticLoss<9> loss{0.0, config::kInf, f, c};
+  const double x[2] = {0.7, -1.3};
+  const int y = 1;
+  double theta[9] = {0.1, -0.2, 0.3, 0.5, 0.4, -0.6, -0.1, 0.2, 0.05};
+  auto value = [&](const double* th) {  // eq. (8): -log softmax_y(x-bar . theta)
+    double z[3], top = -1e300, sum = 0;
+    for (int k = 0; k < c; ++k) {
+      z[k] = th[k * (f + 1) + f] + th[k * (f + 1)] * x[0] + th[k * (f + 1) + 1] * x[1];
+      top = std::max(top, z[k]);
+    }
+    for (int k = 0; k < c; ++k) sum += std::exp(z[k] - top);
+    return -(z[y] - top - std::log(sum));
+  };
+  double g[9];
+  loss.example_gradient(theta, x, y, g);
+  for (int k = 0; k < d; ++k) {
+    double plus[9], minus[9];
+    std::copy(theta, theta + d, plus);
+    std::copy(theta, theta + d, minus);
+    plus[k] += 1e-6;
+    minus[k] -= 1e-6;
+    CHECK(g[k] == Approx((value(plus) - value(minus)) / 2e-6).margin(1e-8));
+  }
+}
+
+TEST_CASE("projected runs stay in the ball of diameter D", "[sim]") {
+  const auto s = scenario_of(kLogisticPoisson);
+  const auto t = sim::simulate_scenario(s, {5, 3000, 2, nullptr});
+  const int d = s.dim;
+  for (std::size_t j = 0; j * d < t.d.raw.size(); ++j) {
+    double sq = 0;
+    for (int k = 0; k < d; ++k) sq += t.d.raw[j * d + k] * t.d.raw[j * d + k];
+    REQUIRE(std::sqrt(sq) <= 0.5 * s.projection_diameter * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("batch schedules follow their scheme", "[sim][batches]") {
+  auto s = scenario_of(kQuadratic2d);  // n = 12, b = 3: 4 batches per epoch
+  rng::Stream stream({1, 0, 0, 7, rng::Purpose::kBatch});
+  SECTION("shuffle and partition: one partition of all records, repeated every epoch") {
+    s.scheme = config::BatchScheme::kShufflePartition;
+    const auto order = sim::fixed_order(s);
+    sim::BatchSchedule batches(s, order, stream);
+    std::vector<int> first_epoch;
+    for (long t = 0; t < 4; ++t) {
+      int count = 0;
+      const int* idx = batches.next(count);
+      first_epoch.insert(first_epoch.end(), idx, idx + count);
+    }
+    CHECK(std::set<int>(first_epoch.begin(), first_epoch.end()).size() == 12);
+    for (long t = 4; t < 12; ++t) {
+      int count = 0;
+      const int* idx = batches.next(count);
+      CHECK(std::vector<int>(idx, idx + count) ==
+            std::vector<int>(first_epoch.begin() + (t % 4) * 3,
+                             first_epoch.begin() + (t % 4) * 3 + 3));
+    }
+  }
+  SECTION("fixed order puts the differing record into batch j0") {
+    s.scheme = config::BatchScheme::kFixedOrder;
+    s.differing_batch = 2;
+    const auto order = sim::fixed_order(s);
+    sim::BatchSchedule batches(s, order, stream);
+    int count = 0;
+    const int* idx = nullptr;
+    for (int t = 0; t <= 2; ++t) idx = batches.next(count);
+    CHECK(std::find(idx, idx + count, s.data.differing_index) != idx + count);
+  }
+  SECTION("sampling without replacement draws b distinct records") {
+    s.scheme = config::BatchScheme::kSampleWithoutReplacement;
+    const auto order = sim::fixed_order(s);
+    sim::BatchSchedule batches(s, order, stream);
+    for (long t = 0; t < 100; ++t) {
+      int count = 0;
+      const int* idx = batches.next(count);
+      CHECK(std::set<int>(idx, idx + count).size() == 3);
+    }
+  }
+}
+
+namespace {
+
+// One trajectory, written as plainly as possible (no lanes, no cached batch sums), from the
+// same streams the simulator uses: the optimised kernels must give the same numbers.
+std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset dataset,
+                                         std::int64_t j) {
+  const int d = s.dim;
+  const auto id = [&](rng::Purpose p) {
+    return rng::StreamId{7, static_cast<std::uint32_t>(s.index), dataset,
+                         static_cast<std::uint64_t>(j), p};
+  };
+  std::vector<double> theta(d);
+  for (int k = 0; k < d; ++k) theta[k] = s.init_mean(k);
+  if (s.init_std > 0) {
+    rng::Stream init(id(rng::Purpose::kInit));
+    for (int k = 0; k < d; ++k) theta[k] += s.init_std * init.normal();
+  }
+  Eigen::MatrixXd x = s.data.points;
+  if (dataset == sim::kDPrime) x.row(s.data.differing_index) = s.data.replacement.transpose();
+  rng::Stream batch_stream(id(rng::Purpose::kBatch)), noise(id(rng::Purpose::kNoise));
+  const auto order = sim::fixed_order(s);
+  sim::BatchSchedule batches(s, order, batch_stream);
+  for (long t = 0; t < s.steps; ++t) {
+    int count = 0;
+    const int* idx = batches.next(count);
+    std::vector<double> sum(d, 0.0);
+    for (int m = 0; m < count; ++m) {
+      for (int k = 0; k < d; ++k) sum[k] += x(idx[m], k);
+    }
+    for (int k = 0; k < d; ++k) {
+      const double g = s.loss == config::LossKind::kQuadratic
+                           ? s.lambda * batches.inverse_normaliser() * (count * theta[k] - sum[k])
+                           : batches.inverse_normaliser() * sum[k];
+      theta[k] += s.step_std * noise.normal() - s.eta * g;
+    }
+  }
+  return theta;
+}
+
+}  // namespace
+
+TEST_CASE("the optimised kernels give the numbers of a plain one-trajectory loop", "[sim]") {
+  for (const char* scheme : {"fixed_order", "shuffle_partition", "shuffle_each_epoch",
+                             "sample_without_replacement", "poisson", "full_batch"}) {
+    for (const char* loss : {"quadratic", "linear"}) {
+      std::string text = std::string(R"(
+[experiment]
+seed = 7
+trajectories = 20
+[model]
+loss = ")") + loss + R"("
+dim = 2
+)" + (std::string(loss) == "quadratic" ? "lambda = 0.7\n" : "") +
+                         R"(
+[data]
+points = [[1.0, 0.5], [-2.0, 0.25], [0.5, 3.0], [1.5, -1.0], [0.0, 2.0]]
+replacement = [4.0, -3.0]
+differing_index = 2
+[training]
+scheme = ")" + scheme + R"("
+eta = 0.05
+)" + (std::string(scheme) == "full_batch" ? "" : "batch_size = 2\n") +
+                         R"(epochs = 7
+[noise]
+sigma = 1.0
+[init]
+mean = [0.3, -0.1]
+std = 0.2
+)";
+      const auto s = scenario_of(text);
+      for (auto dataset : {sim::kD, sim::kDPrime}) {
+        const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 20);
+        for (int j = 0; j < 20; ++j) {
+          const auto want = reference_trajectory(s, dataset, j);
+          INFO(scheme << " " << loss << " dataset " << dataset << " trajectory " << j);
+          for (int k = 0; k < 2; ++k)
+            CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
+        }
+      }
+    }
+  }
+}
