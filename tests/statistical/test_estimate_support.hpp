@@ -5,7 +5,6 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <boost/random/normal_distribution.hpp>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -36,7 +35,6 @@ inline std::vector<double> draw(const GaussianMixture& mix, std::size_t n, std::
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t c = 0; c < static_cast<std::ptrdiff_t>(chunks); ++c) {
     rng::Stream s(rng::StreamId{seed, scenario, dataset, static_cast<std::uint64_t>(c), purpose});
-    boost::random::normal_distribution<double> normal;
     Eigen::VectorXd z(d);
     const std::size_t first = static_cast<std::size_t>(c) * kChunk;
     const std::size_t last = std::min(n, first + kChunk);
@@ -48,7 +46,7 @@ inline std::vector<double> draw(const GaussianMixture& mix, std::size_t n, std::
                                      cumulative.begin());
         j = std::min(j, k - 1);
       }
-      for (Eigen::Index a = 0; a < d; ++a) z(a) = normal(s);
+      for (Eigen::Index a = 0; a < d; ++a) z(a) = s.normal();
       const Eigen::VectorXd x = chol * z;
       for (std::size_t a = 0; a < dim; ++a) {
         out[i * dim + a] = mix.means[j * dim + a] + x(static_cast<Eigen::Index>(a));

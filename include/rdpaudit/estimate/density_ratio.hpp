@@ -52,7 +52,8 @@ struct KdeOptions {
 
 /// Binned kernel density ratio in 1-D or 2-D: both samples are binned (linear binning) on one
 /// grid over the pooled range, smoothed with a Gaussian kernel, and the score is
-/// log((f_P + e_P) / (f_P' + e_P')) with e half a sample per grid cell (no infinities),
+/// log((f_P + e) / (f_P' + e)) with e the density of half a sample under one kernel (no
+/// infinities, negligible where there are samples),
 /// interpolated (multi-)linearly and held constant beyond the grid.
 std::unique_ptr<RatioModel> fit_kde_ratio(const SampleView& p, const SampleView& q,
                                           const KdeOptions& options = {});
