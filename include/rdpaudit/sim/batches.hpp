@@ -28,8 +28,6 @@ class BatchSchedule {
   /// use consecutive blocks of one record order as the batches of an epoch. For them:
   bool is_partition() const;
   long batches_per_epoch() const { return per_epoch_; }
-  /// Position within the epoch of the batch next() returned last.
-  long position() const { return last_position_; }
   /// Changes whenever the partition is redrawn (at construction, and each epoch for
   /// shuffle_each_epoch), so that callers may cache per-batch quantities.
   std::uint32_t generation() const { return generation_; }
@@ -50,7 +48,6 @@ class BatchSchedule {
   int n_, b_;
   long per_epoch_;
   long step_in_epoch_ = 0;
-  long last_position_ = 0;
   std::uint32_t generation_ = 0;
   double q_, log1m_q_, inv_norm_;
   rng::Stream& stream_;
@@ -62,7 +59,7 @@ class BatchSchedule {
 inline const int* BatchSchedule::next(int& count) {
   // Position within the epoch, kept as a counter: a 64-bit modulo per step would cost
   // more than the rest of the schedule.
-  const long j = last_position_ = step_in_epoch_;
+  const long j = step_in_epoch_;
   if (++step_in_epoch_ == per_epoch_) step_in_epoch_ = 0;
   switch (scheme_) {
     case config::BatchScheme::kFixedOrder:
