@@ -37,6 +37,15 @@ void sum_records(const DataView& data, const int* idx, int count, double* sum) {
   }
 }
 
+/// add_gradient of a loss whose gradient needs only the sum of the batch's records.
+template <int D, class Loss>
+void add_gradient_by_sum(const Loss& loss, const double* theta, const DataView& data,
+                         const int* idx, int count, double inv_norm, double* g) {
+  double sum[D];
+  sum_records<D>(data, idx, count, sum);
+  loss.add_gradient_from_sum(theta, sum, count, inv_norm, g);
+}
+
 /// l(theta; x) = lambda/2 ||theta - x||^2, gradient lambda (theta - x). The dimension is a
 /// template argument (the kernels are instantiated for d = 1..8) so that the loops over
 /// coordinates unroll.
@@ -56,9 +65,7 @@ struct QuadraticLoss {
   }
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
-    double sum[D];
-    sum_records<D>(data, idx, count, sum);
-    add_gradient_from_sum(theta, sum, count, inv_norm, g);
+    add_gradient_by_sum<D>(*this, theta, data, idx, count, inv_norm, g);
   }
 };
 
@@ -74,9 +81,7 @@ struct LinearLoss {
   }
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
-    double sum[D];
-    sum_records<D>(data, idx, count, sum);
-    add_gradient_from_sum(theta, sum, count, inv_norm, g);
+    add_gradient_by_sum<D>(*this, theta, data, idx, count, inv_norm, g);
   }
 };
 
