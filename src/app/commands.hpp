@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/config/load.hpp"
 
 namespace rdpaudit::app {
@@ -12,6 +13,7 @@ namespace rdpaudit::app {
 struct RunArgs {
   std::string file, output;
   int threads = 0;
+  double scale = 1.0;  ///< multiplies trajectories and estimate.samples (--scale)
   config::Overrides overrides;
   std::string command_line;
 };
@@ -25,6 +27,19 @@ struct BoundsArgs {
   bool csv = false;  ///< machine-readable rows instead of tables
 };
 int bounds_command(const BoundsArgs& args);
+
+struct CheckArgs {
+  std::string file;
+  bool cells = false;      ///< also list violated cells and cells with a note
+  bool all_cells = false;  ///< list every cell
+};
+int check_command(const CheckArgs& args);
+int report_command(const std::string& file);
+/// Runs python/plots/audit_plots.py with /usr/bin/python3 (or $RDPAUDIT_PYTHON).
+int plot_command(const std::string& file, const std::string& out_dir);
+
+/// The per-bound verdict table shared by check and report.
+void print_bound_table(const audit::AuditResult& a);
 
 /// "key=value key=value" of a scenario's sweep point, or "-".
 std::string describe_point(const config::Scenario& s);

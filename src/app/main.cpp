@@ -49,6 +49,24 @@ int main(int argc, char** argv) {
   run->add_option("--threads", run_args.threads, "OpenMP threads (default: all)");
   run->add_option("--trajectories", trajectories, "trajectories per dataset (overrides the file)");
   run->add_option("--seed", seed, "random seed (overrides the file)");
+  run->add_option("--scale", run_args.overrides.scale,
+                  "multiply trajectories and estimate.samples (servers: 10, 100)");
+
+  app::CheckArgs check_args;
+  auto* check = cli.add_subcommand(
+      "check", "verdict table of a results file; exit 1 if a bound is not as expected");
+  check->add_option("RESULTS", check_args.file, "results file (HDF5)")->required();
+  check->add_flag("--cells", check_args.cells,
+                  "also list violated and inconclusive cells and warnings");
+  check->add_flag("--all-cells", check_args.all_cells, "list every cell");
+
+  auto* report = cli.add_subcommand("report", "readable summary of a results file");
+  report->add_option("RESULTS", file, "results file (HDF5)")->required();
+
+  std::string plot_out;
+  auto* plot = cli.add_subcommand("plot", "draw the audit's figures (PNG) from a results file");
+  plot->add_option("RESULTS", file, "results file (HDF5)")->required();
+  plot->add_option("--out", plot_out, "directory of the PNG files (default: the file's)");
 
   auto* validate =
       cli.add_subcommand("validate", "check an experiment file and list its scenarios");
@@ -82,6 +100,13 @@ int main(int argc, char** argv) {
       fmt::print("ok\n");
       return 0;
     }
+    if (*check) {
+      file = check_args.file;
+      check_args.cells = check_args.cells || check_args.all_cells;
+      return app::check_command(check_args);
+    }
+    if (*report) return app::report_command(file);
+    if (*plot) return app::plot_command(file, plot_out);
     if (*bounds) {
       for (double a : bounds_args.alphas) {
         if (!(a > 1)) throw InputError("--alpha", fmt::format("{}", a), "orders must be > 1");

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
@@ -501,8 +502,16 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
                              "must be a string");
           c.conditions.push_back(str->get());
         }
+      } else if (k == "expect") {
+        const auto* str = value.as_string();
+        if (!str || (str->get() != "holds" && str->get() != "violated")) {
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "must be \"holds\" or \"violated\"");
+        }
+        c.expect_violated = str->get() == "violated";
       } else {
-        throw InputError(custom_key(i, k), "...", "unknown key (known: name, formula, conditions)");
+        throw InputError(custom_key(i, k), "...",
+                         "unknown key (known: name, formula, conditions, expect)");
       }
     }
     if (c.name.empty()) throw InputError(custom_key(i, "name"), "<missing>", "required");
@@ -544,9 +553,29 @@ void read_bounds(Scenario& s, Reader& r) {
   positive("bounds.D", b.diameter, false);
   positive("bounds.eps_norm", b.eps_norm, true);
   b.custom = read_custom_bounds(r);
+  // Names in bounds.audit and bounds.expect_violated must be built-in or custom bounds.
+  const auto known = [&](const std::string& name) {
+    for (const auto& info : bounds::bound_catalogue())
+      if (info.name == name) return true;
+    for (const auto& c : b.custom)
+      if (c.name == name) return true;
+    return false;
+  };
+  for (const char* key : {"bounds.audit", "bounds.expect_violated"}) {
+    const auto names = r.strings(key);
+    if (!names) continue;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      if (!known(name)) {
+        throw InputError(r.display(key) + "[" + std::to_string(i) + "]", "\"" + name + "\"",
+                         "is not a built-in or custom bound (rdpaudit bounds FILE lists them)");
+      }
+    }
+    (std::string(key) == "bounds.audit" ? b.audit : b.expect_violated) = *names;
+  }
 }
 
-void read_estimate(Scenario& s, Reader& r, long trajectories) {
+void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
   auto& e = s.estimate;
   e.enabled = r.boolean("estimate.enabled").value_or(true);
   if (auto alphas = r.vector("estimate.alphas")) {
@@ -562,7 +591,8 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
   if (!(e.confidence > 0 && e.confidence < 1)) r.fail("estimate.confidence", "must be in (0, 1)");
   const long samples = r.integer("estimate.samples").value_or(1'000'000);
   if (samples < 100 || samples > 100'000'000) r.fail("estimate.samples", "must be in [100, 10^8]");
-  e.samples = std::min(trajectories, samples);  // cannot keep more than were simulated
+  // --scale grows the samples with the trajectories; never more than were simulated.
+  e.samples = std::min(trajectories, std::lround(static_cast<double>(samples) * scale));
   e.selection_fraction = r.number("estimate.selection_fraction").value_or(0.3);
   if (!(e.selection_fraction > 0 && e.selection_fraction < 1)) {
     r.fail("estimate.selection_fraction", "must be in (0, 1)");
@@ -575,7 +605,7 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
 }
 
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>& sweep_index,
-                       long trajectories) {
+                       long trajectories, double scale) {
   Reader r(doc, sweep_index);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
   for (const char* k : {"experiment.name", "experiment.description", "experiment.seed",
@@ -596,7 +626,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   read_init(s, r);
   read_tally(s, r);
   read_bounds(s, r);
-  read_estimate(s, r, trajectories);
+  read_estimate(s, r, trajectories, scale);
   r.reject_unused();
   return s;
 }
@@ -635,6 +665,10 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
   spec.seed = overrides.seed.value_or(static_cast<std::uint64_t>(seed));
   const long m = r.require_integer("experiment.trajectories", "trajectories per dataset >= 1");
   spec.trajectories = overrides.trajectories.value_or(m);
+  if (!(overrides.scale > 0.0 && overrides.scale <= 1e6)) {
+    throw InputError("--scale", fmt::format("{}", overrides.scale), "must be in (0, 10^6]");
+  }
+  spec.trajectories = std::lround(static_cast<double>(spec.trajectories) * overrides.scale);
   if (spec.trajectories < 1) {
     if (overrides.trajectories)
       throw InputError("--trajectories", std::to_string(spec.trajectories), "must be >= 1");
@@ -686,7 +720,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
         point.insert(point.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
       }
     }
-    Scenario s = read_scenario(copy, index, spec.trajectories);
+    Scenario s = read_scenario(copy, index, spec.trajectories, overrides.scale);
     s.index = static_cast<int>(c);
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));

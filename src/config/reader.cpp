@@ -153,6 +153,24 @@ std::optional<std::vector<long>> Reader::integer_vector(const std::string& path)
   return out;
 }
 
+std::optional<std::vector<std::string>> Reader::strings(const std::string& path) {
+  const auto* n = node(path);
+  if (!n) return std::nullopt;
+  used_.insert(path);
+  const auto* arr = n->as_array();
+  if (!arr) fail(path, "must be an array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const auto* v = arr->get(i)->as_string();
+    if (!v) {
+      throw InputError(display(path) + "[" + std::to_string(i) + "]", node_text(*arr->get(i)),
+                       "must be a string");
+    }
+    out.push_back(v->get());
+  }
+  return out;
+}
+
 std::optional<std::vector<std::vector<double>>> Reader::matrix(const std::string& path) {
   const auto* n = node(path);
   if (!n) return std::nullopt;

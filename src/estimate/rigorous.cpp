@@ -210,6 +210,8 @@ RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector
     }
   }
   RigorousResult result;
+  result.method = method;
+  result.evaluation = cells.evaluation;
   const double np_sel = static_cast<double>(cells.selection.total_p());
   const double nq_sel = static_cast<double>(cells.selection.total_q());
   const double np_eval = static_cast<double>(cells.evaluation.total_p());
@@ -304,6 +306,36 @@ RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector
     }
   }
   return result;
+}
+
+double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, double family_miss) {
+  if (!(family_miss > 0.0 && family_miss <= 1.0)) {
+    throw InputError("rigorous.family_miss", std::to_string(family_miss), "must lie in (0, 1]");
+  }
+  if (r.partitions.empty() || r.family_cells == 0) return 0.0;
+  const Prefix eval = prefix_of(r.evaluation, 1.0, 1.0);
+  IntervalCache cache(eval, family_miss / (2.0 * static_cast<double>(r.family_cells)));
+  const std::size_t m = r.evaluation.size();
+  double best = 0.0;
+  for (const Boundaries& bd : r.partitions) {
+    best = std::max(best, partition_bound(bd, m, cache, alpha, direction).lower);
+  }
+  return best;
+}
+
+double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold) {
+  const auto exceeds = [&](double miss) {
+    return rigorous_lower_at(r, alpha, direction, miss) > threshold;
+  };
+  double lo = std::log(1e-20), hi = 0.0;  // log family_miss
+  if (!exceeds(1.0)) return 1.0;
+  if (exceeds(1e-20)) return 1e-20;
+  // Invariant: exceeds(exp(hi)), !exceeds(exp(lo)). 40 halvings: relative precision 1e-10.
+  for (int i = 0; i < 40; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (exceeds(std::exp(mid)) ? hi : lo) = mid;
+  }
+  return std::min(1.0, std::exp(hi));
 }
 
 OrderedCells cells_from_scores(const std::vector<double>& selection_p,

@@ -10,7 +10,8 @@ namespace rdpaudit::estimate {
 
 std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleView& q,
                                             const std::vector<double>& alphas,
-                                            const SampleOptions& options, rng::Stream* stream) {
+                                            const SampleOptions& options, rng::Stream* stream,
+                                            std::vector<RigorousResult>* certificates) {
   check_alphas(alphas, "samples.alphas");
   if (p.dim != q.dim || p.dim < 1) {
     throw InputError("samples.dim", std::to_string(p.dim) + " and " + std::to_string(q.dim),
@@ -70,10 +71,10 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
       out.push_back(std::move(e));
     }
     const OrderedCells cells = cells_from_scores(sp, sq, ep, eq, options.bulk_cells);
-    for (Estimate& e :
-         rigorous_lower_bound(cells, alphas, options.rigorous, prefix + "rigorous-cp").estimates) {
-      out.push_back(std::move(e));
-    }
+    RigorousResult rigorous =
+        rigorous_lower_bound(cells, alphas, options.rigorous, prefix + "rigorous-cp");
+    out.insert(out.end(), rigorous.estimates.begin(), rigorous.estimates.end());
+    if (certificates) certificates->push_back(std::move(rigorous));
   }
   return out;
 }

@@ -25,7 +25,10 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::Scenar
                                     std::uint64_t seed) {
   ScenarioEstimates out;
   const auto& spec = s.estimate;
-  out.alphas = default_alpha_grid(spec.extra_alphas);
+  // The audited orders (bounds.alphas) are estimated too, so every verdict has its estimate.
+  std::vector<double> extra = spec.extra_alphas;
+  extra.insert(extra.end(), s.bounds.alphas.begin(), s.bounds.alphas.end());
+  out.alphas = default_alpha_grid(extra);
   if (!spec.enabled) return out;
 
   // From the samples: plug-in and rigorous lower bound on a score (the coordinate in 1-D,
@@ -39,7 +42,7 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::Scenar
   options.plugin.confidence = spec.confidence;
   options.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
   rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});
-  out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap);
+  out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap, &out.rigorous);
 
   // Exact (enumerated patterns) or Rao-Blackwellised (sampled patterns) for affine updates.
   std::string why;

@@ -3,7 +3,10 @@
 #include <hdf5.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
+
+#include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::io {
 
@@ -29,6 +32,8 @@ struct Handle {
 
 void write_attr(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
                 const std::vector<hsize_t>& dims, const void* data) {
+  // An empty array is a zero-length simple dataspace with nothing to write.
+  const bool empty = !dims.empty() && dims.front() == 0;
   Handle space{
       check(dims.empty() ? H5Screate(H5S_SCALAR)
                          : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
@@ -37,7 +42,7 @@ void write_attr(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_t
   Handle attr{check(H5Acreate2(loc, name.c_str(), file_type, space.id, H5P_DEFAULT, H5P_DEFAULT),
                     "create attribute " + name),
               H5Aclose};
-  check_status(H5Awrite(attr.id, mem_type, data), "write attribute " + name);
+  if (!empty) check_status(H5Awrite(attr.id, mem_type, data), "write attribute " + name);
 }
 
 hid_t string_type() {
@@ -145,10 +150,10 @@ void Group::dataset(const std::string& name, const std::vector<std::string>& val
   for (const auto& v : values) ptrs.push_back(v.c_str());
   const hsize_t n = values.size();
   Handle space{check(H5Screate_simple(1, &n, nullptr), "create dataspace for " + name), H5Sclose};
-  Handle set{check(H5Dcreate2(id_, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT,
-                              H5P_DEFAULT),
-                   "create dataset " + name),
-             H5Dclose};
+  Handle set{
+      check(H5Dcreate2(id_, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            "create dataset " + name),
+      H5Dclose};
   if (n > 0) {
     check_status(H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()),
                  "write dataset " + name);
@@ -176,6 +181,138 @@ void AtomicFile::commit() {
     throw std::runtime_error("cannot rename " + tmp_ + " to " + path_);
   }
   committed_ = true;
+}
+
+bool Group::has(const std::string& name) const {
+  return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+Group Group::open_group(const std::string& name) const {
+  if (!has(name)) throw InputError(name, "<missing>", "group required by the results format");
+  return Group(check(H5Gopen2(id_, name.c_str(), H5P_DEFAULT), "open group " + name));
+}
+
+namespace {
+
+Handle open_attr(hid_t loc, const std::string& name) {
+  if (H5Aexists(loc, name.c_str()) <= 0) {
+    throw InputError("@" + name, "<missing>", "attribute required by the results format");
+  }
+  return Handle{check(H5Aopen(loc, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose};
+}
+
+hssize_t attr_points(hid_t attr) {
+  Handle space{H5Aget_space(attr), H5Sclose};
+  return H5Sget_simple_extent_npoints(space.id);
+}
+
+Handle open_dataset(hid_t loc, const std::string& name) {
+  if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0) {
+    throw InputError(name, "<missing>", "dataset required by the results format");
+  }
+  return Handle{check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose};
+}
+
+hssize_t dataset_points(hid_t set) {
+  Handle space{H5Dget_space(set), H5Sclose};
+  return H5Sget_simple_extent_npoints(space.id);
+}
+
+template <typename T>
+std::vector<T> read_numbers(hid_t loc, const std::string& name, hid_t mem_type) {
+  Handle set = open_dataset(loc, name);
+  std::vector<T> v(static_cast<std::size_t>(dataset_points(set.id)));
+  if (!v.empty()) {
+    check_status(H5Dread(set.id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+                 "read dataset " + name);
+  }
+  return v;
+}
+
+// Copies variable-length strings read by HDF5 and frees HDF5's buffers.
+std::vector<std::string> take_strings(std::vector<char*>& raw) {
+  std::vector<std::string> out;
+  for (char* p : raw) {
+    out.emplace_back(p ? p : "");
+    H5free_memory(p);
+  }
+  return out;
+}
+
+
+}  // namespace
+
+std::string Group::read_string_attr(const std::string& name) const {
+  Handle attr = open_attr(id_, name);
+  Handle type{string_type(), H5Tclose};
+  char* value = nullptr;
+  check_status(H5Aread(attr.id, type.id, &value), "read attribute " + name);
+  std::string out = value ? value : "";
+  H5free_memory(value);
+  return out;
+}
+
+std::vector<std::string> Group::read_string_attrs(const std::string& name) const {
+  Handle attr = open_attr(id_, name);
+  Handle type{string_type(), H5Tclose};
+  std::vector<char*> raw(static_cast<std::size_t>(attr_points(attr.id)), nullptr);
+  if (!raw.empty()) check_status(H5Aread(attr.id, type.id, raw.data()), "read attribute " + name);
+  return take_strings(raw);
+}
+
+double Group::read_double_attr(const std::string& name) const {
+  Handle attr = open_attr(id_, name);
+  double v = 0;
+  check_status(H5Aread(attr.id, H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
+  return v;
+}
+
+std::int64_t Group::read_int_attr(const std::string& name) const {
+  const auto v = read_int_attrs(name);
+  if (v.size() != 1) throw InputError("@" + name, "an array", "must be a scalar");
+  return v.front();
+}
+
+std::vector<std::int64_t> Group::read_int_attrs(const std::string& name) const {
+  Handle attr = open_attr(id_, name);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(attr_points(attr.id)));
+  check_status(H5Aread(attr.id, H5T_NATIVE_INT64, v.data()), "read attribute " + name);
+  return v;
+}
+
+
+std::vector<double> Group::read_doubles(const std::string& name) const {
+  return read_numbers<double>(id_, name, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<std::int64_t> Group::read_ints(const std::string& name) const {
+  return read_numbers<std::int64_t>(id_, name, H5T_NATIVE_INT64);
+}
+
+std::vector<std::string> Group::read_strings(const std::string& name) const {
+  Handle set = open_dataset(id_, name);
+  Handle type{string_type(), H5Tclose};
+  std::vector<char*> raw(static_cast<std::size_t>(dataset_points(set.id)), nullptr);
+  if (!raw.empty()) {
+    check_status(H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
+                 "read dataset " + name);
+  }
+  return take_strings(raw);
+}
+
+ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw InputError("RESULTS", path, "an existing HDF5 results file written by rdpaudit run");
+  }
+  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0) throw InputError("RESULTS", path, "a readable HDF5 file");
+  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), "open root group"));
+}
+
+ReadOnlyFile::~ReadOnlyFile() {
+  root_ = Group();
+  if (file_ >= 0) H5Fclose(file_);
 }
 
 std::string hdf5_version() {

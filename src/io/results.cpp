@@ -149,10 +149,93 @@ void write_estimates(const Group& g, const config::Scenario& s,
   g.dataset("reason", reason);
 }
 
+void write_bounds(const Group& g, const audit::BoundTable& b) {
+  g.dataset("alphas", b.alphas.data(), shape(static_cast<std::int64_t>(b.alphas.size())));
+  g.dataset("names", b.names);
+  g.dataset(
+      "values", b.values.data(),
+      shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.alphas.size())));
+  g.dataset("reasons", b.reasons);
+}
+
+template <typename T, typename F>
+std::vector<T> column(const std::vector<audit::Cell>& cells, F f) {
+  std::vector<T> out;
+  out.reserve(cells.size());
+  for (const auto& c : cells) out.push_back(static_cast<T>(f(c)));
+  return out;
+}
+
 }  // namespace
 
+void ResultsWriter::add_audit(const audit::AuditResult& a) {
+  Group g = file_.root().create_group("audit");
+  g.attr("level", a.level);
+  g.attr("correction", "holm");
+  g.attr("hypotheses", a.hypotheses);
+  g.attr("violated_cells", a.violated_cells());
+  g.attr("unexpected", a.unexpected());
+
+  Group b = g.create_group("bounds");
+  const auto rows = static_cast<std::int64_t>(a.bounds.size());
+  std::vector<std::string> name, kind, source, expect, outcome, evidence;
+  std::vector<int> as_expected;
+  std::vector<std::int64_t> counts[4];
+  for (const auto& r : a.bounds) {
+    name.push_back(r.name);
+    kind.push_back(r.kind);
+    source.push_back(r.source);
+    expect.emplace_back(r.expect_violated ? "violated" : "holds");
+    outcome.emplace_back(audit::to_string(r.outcome));
+    evidence.push_back(r.evidence);
+    as_expected.push_back(r.as_expected ? 1 : 0);
+    for (int k = 0; k < 4; ++k) counts[k].push_back(r.counts[k]);
+  }
+  b.dataset("name", name);
+  b.dataset("kind", kind);
+  b.dataset("source", source);
+  b.dataset("expect", expect);
+  b.dataset("outcome", outcome);
+  b.dataset("as_expected", as_expected.data(), shape(rows));
+  const char* count_names[4] = {"cells_violated", "cells_holds", "cells_inconclusive",
+                                "cells_not_applicable"};
+  for (int k = 0; k < 4; ++k) b.dataset(count_names[k], counts[k].data(), shape(rows));
+  b.dataset("evidence", evidence);
+
+  Group c = g.create_group("cells");
+  const auto& cells = a.cells;
+  const Shape n = shape(static_cast<std::int64_t>(cells.size()));
+  const auto reals = [&](const char* key, auto f) {
+    const auto v = column<double>(cells, f);
+    c.dataset(key, v.data(), n);
+  };
+  const auto texts = [&](const char* key, auto f) {
+    c.dataset(key, column<std::string>(cells, f));
+  };
+  const auto ints = column<std::int64_t>(cells, [](const audit::Cell& x) { return x.scenario; });
+  c.dataset("scenario", ints.data(), n);
+  const auto bound = column<std::int64_t>(cells, [](const audit::Cell& x) { return x.bound; });
+  c.dataset("bound", bound.data(), n);
+  reals("alpha", [](const audit::Cell& x) { return x.alpha; });
+  const auto dir = column<int>(cells, [](const audit::Cell& x) { return x.direction; });
+  c.dataset("direction", dir.data(), n);
+  reals("bound_value", [](const audit::Cell& x) { return x.bound_value; });
+  reals("estimate", [](const audit::Cell& x) { return x.estimate; });
+  texts("estimate_method", [](const audit::Cell& x) { return x.estimate_method; });
+  reals("exact", [](const audit::Cell& x) { return x.exact; });
+  reals("lower", [](const audit::Cell& x) { return x.lower; });
+  texts("lower_method", [](const audit::Cell& x) { return x.lower_method; });
+  reals("p_value", [](const audit::Cell& x) { return x.p_value; });
+  reals("p_holm", [](const audit::Cell& x) { return x.p_holm; });
+  texts("verdict", [](const audit::Cell& x) { return std::string(audit::to_string(x.verdict)); });
+  reals("tightness_estimate", [](const audit::Cell& x) { return x.tightness_estimate; });
+  reals("tightness_lower", [](const audit::Cell& x) { return x.tightness_lower; });
+  texts("note", [](const audit::Cell& x) { return x.note; });
+}
+
 void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
-                                 const estimate::ScenarioEstimates& est) {
+                                 const estimate::ScenarioEstimates& est,
+                                 const audit::BoundTable& bounds) {
   Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
   g.attr("index", s.index);
   std::vector<std::string> keys, texts;
@@ -231,6 +314,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   write_tally(g.create_group("D"), t.d, s.raw_cap);
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
   write_estimates(g.create_group("estimates"), s, est);
+  write_bounds(g.create_group("bounds"), bounds);
 }
 
 void ResultsWriter::commit() {

@@ -15,6 +15,8 @@ namespace rdpaudit::config {
 struct Overrides {
   std::optional<std::uint64_t> seed;
   std::optional<long> trajectories;
+  /// --scale: multiplies experiment.trajectories (after --trajectories) and estimate.samples.
+  double scale = 1.0;
 };
 
 /// Parses experiment text. `source_name` appears in messages (usually the path).

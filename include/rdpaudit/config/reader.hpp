@@ -26,6 +26,7 @@ class Reader {
   std::optional<std::vector<double>> vector(const std::string& path);
   std::optional<std::vector<std::vector<double>>> matrix(const std::string& path);
   std::optional<std::vector<long>> integer_vector(const std::string& path);
+  std::optional<std::vector<std::string>> strings(const std::string& path);
 
   /// An array of tables ([[path]]), marked as read; the caller checks each table's keys.
   const toml::array* table_array(const std::string& path);

@@ -64,6 +64,7 @@ struct CustomBoundText {
   std::string name;
   std::string formula;                  ///< upper bound on R_alpha over the scenario's names
   std::vector<std::string> conditions;  ///< each must be nonzero for the bound to apply
+  bool expect_violated = false;         ///< expect = "violated" (default "holds")
 };
 
 /// The [bounds] table: orders, overrides of the constants derived from the loss and data,
@@ -73,6 +74,11 @@ struct BoundsSpec {
   double lambda = kNaN, beta = kNaN, sensitivity = kNaN, lipschitz = kNaN, diameter = kNaN;
   double eps_norm = 0;  ///< Corollary 5.3's normalisation cost
   std::vector<CustomBoundText> custom;
+  /// Bounds the audit holds against the estimates: empty = every built-in and custom bound.
+  std::vector<std::string> audit;
+  /// Built-in bounds expected to be found violated (bounds.expect_violated); all others are
+  /// expected to hold. Custom bounds say it with their own `expect` key.
+  std::vector<std::string> expect_violated;
 };
 
 /// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.

@@ -56,12 +56,15 @@ struct RigorousOptions {
   std::size_t forecast_family_cells = 256;
 };
 
-/// The bound and what it was made of.
+/// The bound and what it was made of: enough to recompute the bound at any other level
+/// (rigorous_lower_at, rigorous_p_value) without the samples.
 struct RigorousResult {
+  std::string method;                                ///< e.g. "rigorous-cp"
   std::vector<Estimate> estimates;                   ///< both directions, every order
   std::vector<std::vector<std::size_t>> partitions;  ///< chosen: fine-cell indices starting a cell
   std::size_t family_cells = 0;                      ///< distinct cells under Bonferroni
   double per_interval_miss = 0.0;                    ///< miss probability of each interval
+  CellCounts evaluation;                             ///< the fine cells' evaluation counts
 };
 
 /// The rigorous lower bound (see the file comment). `value` is the plug-in of the evaluation
@@ -71,6 +74,19 @@ struct RigorousResult {
 RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
                                     const RigorousOptions& options = {},
                                     const std::string& method = "rigorous-cp");
+
+/// The same bound at another family-wise miss probability `family_miss` in (0, 1]: the
+/// chosen partitions and their Bonferroni family are kept, each interval misses with
+/// probability family_miss / (2 family_cells). With probability >= 1 - family_miss the result
+/// is <= R_alpha in the given direction, for every order at once. Non-decreasing in
+/// family_miss. 0 when no partition was chosen.
+double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, double family_miss);
+
+/// p-value of the hypothesis R_alpha <= threshold (direction as given): the smallest
+/// family_miss at which rigorous_lower_at exceeds `threshold`, found by bisection in log scale
+/// and rounded up (conservative), in [1e-20, 1]; 1 when even family_miss = 1 does not exceed
+/// it. Valid: if R_alpha <= threshold, P(p <= u) <= P(rigorous_lower_at(u) > R_alpha) <= u.
+double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold);
 
 /// Fine cells for 1-D scores (or 1-D samples): edges at order statistics of the pooled
 /// selection scores, geometrically spaced in rank at both ends (ranks 1, 1.4, 2, 2.8, ... from

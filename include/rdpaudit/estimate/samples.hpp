@@ -38,9 +38,12 @@ struct SampleOptions {
 /// Histogram plug-in and rigorous lower bound, both directions, every order, for each score.
 /// The plug-in counts the evaluation split in bins proposed from the selection split; the
 /// rigorous bound chooses on the selection split and bounds on the evaluation split.
-/// `stream` feeds the plug-in's bootstrap (may be null with no replicates).
+/// `stream` feeds the plug-in's bootstrap (may be null with no replicates). When
+/// `certificates` is given, it receives each score's RigorousResult, from which the audit
+/// recomputes the bound at other levels (rigorous_p_value).
 std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleView& q,
                                             const std::vector<double>& alphas,
-                                            const SampleOptions& options, rng::Stream* stream);
+                                            const SampleOptions& options, rng::Stream* stream,
+                                            std::vector<RigorousResult>* certificates = nullptr);
 
 }  // namespace rdpaudit::estimate

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
@@ -17,6 +18,8 @@ struct ScenarioEstimates {
   std::vector<double> alphas;
   std::vector<Estimate> estimates;
   std::string mixture;  ///< how the exact mixture was obtained, or why there is none
+  /// The rigorous bounds' certificates (one per score), for the audit's p-values; not stored.
+  std::vector<RigorousResult> rigorous;
 };
 
 ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,

@@ -45,6 +45,19 @@ class Group {
   /// A 1-D dataset of variable-length UTF-8 strings.
   void dataset(const std::string& name, const std::vector<std::string>& values) const;
 
+  // --- reading (files opened with ReadOnlyFile); each throws InputError naming the object ---
+  bool has(const std::string& name) const;  ///< a link of that name exists here
+  Group open_group(const std::string& name) const;
+  std::string read_string_attr(const std::string& name) const;
+  std::vector<std::string> read_string_attrs(const std::string& name) const;
+  double read_double_attr(const std::string& name) const;
+  std::int64_t read_int_attr(const std::string& name) const;  ///< any integer type
+  std::vector<std::int64_t> read_int_attrs(const std::string& name) const;
+  /// A whole dataset, flattened row-major, converted to the requested type.
+  std::vector<double> read_doubles(const std::string& name) const;
+  std::vector<std::int64_t> read_ints(const std::string& name) const;
+  std::vector<std::string> read_strings(const std::string& name) const;
+
   std::int64_t id() const { return id_; }
 
  private:
@@ -68,6 +81,24 @@ class AtomicFile {
   std::int64_t file_ = -1;
   Group root_;
   bool committed_ = false;
+};
+
+/// An existing HDF5 file opened read-only. Throws InputError naming the path if it cannot be
+/// opened as HDF5.
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path);
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  ~ReadOnlyFile();
+
+  const Group& root() const { return root_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::int64_t file_ = -1;
+  Group root_;
 };
 
 /// "major.minor.release" of the HDF5 library in use.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/io/hdf5.hpp"
@@ -15,7 +16,7 @@ namespace rdpaudit::io {
 inline constexpr const char* kFileType = "rdpaudit-results";
 /// Major: readers refuse other majors (layout changes). Minor: additions only.
 inline constexpr int kFormatMajor = 1;
-inline constexpr int kFormatMinor = 1;  // 1.1: estimates
+inline constexpr int kFormatMinor = 2;  // 1.1: estimates; 1.2: bounds/ and /audit
 
 struct RunInfo {
   std::string command_line;
@@ -26,7 +27,9 @@ class ResultsWriter {
  public:
   ResultsWriter(const std::string& path, const config::ExperimentSpec& spec, const RunInfo& run);
   void add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
-                    const estimate::ScenarioEstimates& e);
+                    const estimate::ScenarioEstimates& e, const audit::BoundTable& bounds);
+  /// The run's verdicts (/audit), written once after the last scenario.
+  void add_audit(const audit::AuditResult& a);
   void commit();
 
  private:

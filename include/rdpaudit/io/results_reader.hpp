@@ -1,0 +1,32 @@
+// Reading a results file back (rdpaudit check / report): the run's description, one line per
+// scenario, and the audit's verdicts, in the types the audit wrote them from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/audit/verdict.hpp"
+
+namespace rdpaudit::io {
+
+struct ScenarioLine {
+  std::int64_t index = 0;
+  std::string sweep_point;  ///< "key=value key=value" of its swept keys, "-" if none
+  double seconds = 0.0;     ///< simulation time
+};
+
+struct ResultsSummary {
+  std::string path, experiment_name, description, created_utc, tool_version, git_hash, command_line,
+      config_path;
+  std::int64_t format_major = 0, format_minor = 0, threads = 0, trajectories = 0;
+  std::vector<ScenarioLine> scenarios;
+  bool has_audit = false;  ///< false for files before format 1.2
+  audit::AuditResult audit;
+};
+
+/// Reads `path`. Throws InputError naming the path or the missing object when it is not an
+/// rdpaudit results file of a supported major version.
+ResultsSummary read_results(const std::string& path);
+
+}  // namespace rdpaudit::io

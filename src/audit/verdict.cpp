@@ -1,0 +1,297 @@
+#include "rdpaudit/audit/verdict.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/rigorous.hpp"
+
+namespace rdpaudit::audit {
+
+namespace {
+
+constexpr const char* kVerdictNames[] = {"violated", "holds", "inconclusive", "not applicable"};
+
+bool same_alpha(double a, double b) {
+  return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a));
+}
+
+const estimate::Estimate* find(const std::vector<estimate::Estimate>& all,
+                               const std::string& method, double alpha, int direction) {
+  for (const auto& e : all) {
+    if (e.method == method && e.direction == direction && same_alpha(e.alpha, alpha)) return &e;
+  }
+  return nullptr;
+}
+
+// Point estimates in order of preference: exact, then Rao-Blackwell, then plug-ins.
+constexpr const char* kPointMethods[] = {"exact-quadrature", "rao-blackwell", "histogram-plugin",
+                                         "logistic-ratio/histogram-plugin",
+                                         "kde-ratio/histogram-plugin"};
+
+std::string direction_text(int d) {
+  return d == estimate::kForward ? "R(P||P')" : "R(P'||P)";
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+  return kVerdictNames[static_cast<int>(v)];
+}
+
+Verdict parse_verdict(std::string_view text, const std::string& key) {
+  for (int i = 0; i < 4; ++i) {
+    if (text == kVerdictNames[i]) return static_cast<Verdict>(i);
+  }
+  throw InputError(key, std::string(text), "one of violated, holds, inconclusive, not applicable");
+}
+
+BoundTable audited_bounds(const config::Scenario& s) {
+  BoundTable t;
+  t.alphas = s.bounds.alphas.empty() ? bounds::default_table_alphas() : s.bounds.alphas;
+  const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  const std::vector<bounds::BoundValue> values = bounds::evaluate_scenario(sb, t.alphas);
+  const auto& audit = s.bounds.audit;
+  const std::size_t a_count = t.alphas.size();
+  for (std::size_t i = 0; i < values.size(); i += a_count) {
+    const bounds::BoundValue& first = values[i];
+    if (!audit.empty() && std::find(audit.begin(), audit.end(), first.name) == audit.end())
+      continue;
+    t.names.push_back(first.name);
+    t.kinds.emplace_back(bounds::kind_name(first.kind));
+    t.sources.push_back(first.source);
+    bool expect = std::find(s.bounds.expect_violated.begin(), s.bounds.expect_violated.end(),
+                            first.name) != s.bounds.expect_violated.end();
+    for (const auto& c : s.bounds.custom) {
+      if (c.name == first.name) expect = c.expect_violated;
+    }
+    t.expect_violated.push_back(expect);
+    std::string reason;
+    for (std::size_t k = 0; k < a_count; ++k) {
+      const bounds::BoundValue& v = values[i + k];
+      t.values.push_back(v.applicable() ? *v.value : kNaN);
+      if (!v.applicable() && reason.empty()) reason = v.not_applicable;
+    }
+    t.reasons.push_back(reason);
+  }
+  return t;
+}
+
+std::int64_t AuditResult::violated_cells() const {
+  return std::count_if(cells.begin(), cells.end(),
+                       [](const Cell& c) { return c.verdict == Verdict::kViolated; });
+}
+
+std::int64_t AuditResult::unexpected() const {
+  return std::count_if(bounds.begin(), bounds.end(),
+                       [](const BoundRow& b) { return !b.as_expected; });
+}
+
+void summarise(BoundRow& row, std::size_t row_index, const std::vector<Cell>& cells) {
+  std::fill(std::begin(row.counts), std::end(row.counts), 0);
+  for (const Cell& c : cells) {
+    if (c.bound == row_index) ++row.counts[static_cast<int>(c.verdict)];
+  }
+  const auto n = [&](Verdict v) { return row.counts[static_cast<int>(v)]; };
+  if (n(Verdict::kViolated) > 0)
+    row.outcome = Verdict::kViolated;
+  else if (n(Verdict::kHolds) > 0)
+    row.outcome = Verdict::kHolds;
+  else if (n(Verdict::kInconclusive) > 0)
+    row.outcome = Verdict::kInconclusive;
+  else
+    row.outcome = Verdict::kNotApplicable;
+  row.as_expected = row.expect_violated == (row.outcome == Verdict::kViolated);
+}
+
+void holm_adjust(std::vector<Cell>& cells) {
+  std::vector<std::size_t> tested;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    cells[i].p_holm = 1.0;
+    if (cells[i].tested) tested.push_back(i);
+  }
+  // Ties broken by position, so the adjustment is a deterministic function of the cells.
+  std::stable_sort(tested.begin(), tested.end(), [&](std::size_t a, std::size_t b) {
+    return cells[a].p_value < cells[b].p_value;
+  });
+  const double m = static_cast<double>(tested.size());
+  double running = 0.0;  // adjusted p-values are the running maximum of (m - j) p_(j)
+  for (std::size_t j = 0; j < tested.size(); ++j) {
+    Cell& c = cells[tested[j]];
+    running = std::max(running, std::min(1.0, (m - static_cast<double>(j)) * c.p_value));
+    c.p_holm = running;
+  }
+}
+
+Auditor::Auditor(double level) : level_(level) {
+  if (!(level > 0.0 && level < 1.0)) {
+    throw InputError("audit level", fmt::format("{}", level), "must lie in (0, 1)");
+  }
+}
+
+std::size_t Auditor::row_of(const BoundTable& t, std::size_t i) {
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].name == t.names[i]) return r;
+  }
+  BoundRow row;
+  row.name = t.names[i];
+  row.kind = t.kinds[i];
+  row.source = t.sources[i];
+  row.expect_violated = t.expect_violated[i];
+  rows_.push_back(row);
+  return rows_.size() - 1;
+}
+
+void Auditor::add(const config::Scenario& s, const BoundTable& table,
+                  estimate::ScenarioEstimates& est, const std::string& sweep_point) {
+  const std::size_t source = certificates_.size();
+  certificates_.push_back(std::move(est.rigorous));
+  est.rigorous.clear();
+  sweep_points_.push_back(sweep_point);
+  trajectories_.push_back(s.estimate.samples);
+  const auto& certs = certificates_.back();
+  const std::size_t first = cells_.size();
+  for (std::size_t b = 0; b < table.names.size(); ++b) {
+    const std::size_t row = row_of(table, b);
+    for (std::size_t a = 0; a < table.alphas.size(); ++a) {
+      for (int d : {estimate::kForward, estimate::kBackward}) {
+        Cell c;
+        c.scenario = s.index;
+        c.bound = row;
+        c.alpha = table.alphas[a];
+        c.direction = d;
+        c.bound_value = table.value(b, a);
+        for (const char* m : kPointMethods) {
+          const auto* e = find(est.estimates, m, c.alpha, d);
+          if (e && e->informative) {
+            c.estimate = e->value;
+            c.estimate_method = m;
+            break;
+          }
+        }
+        if (const auto* e = find(est.estimates, "exact-quadrature", c.alpha, d);
+            e && e->informative) {
+          c.exact = e->value;
+        }
+        if (std::isnan(c.bound_value)) {
+          c.verdict = Verdict::kNotApplicable;
+          c.note = table.reasons[b];
+        } else if (std::isinf(c.bound_value)) {
+          c.verdict = Verdict::kHolds;
+          c.note = "the bound is +infinity";
+        } else if (certs.empty()) {
+          c.verdict = Verdict::kInconclusive;
+          c.note = "no rigorous estimate (estimate.enabled = false)";
+        } else {
+          c.tested = true;
+          c.verdict = Verdict::kHolds;  // provisional; inconclusive below when no method reaches
+          std::string reason;
+          bool informative = false;
+          for (const auto& r : certs) {
+            const auto* e = find(r.estimates, r.method, c.alpha, d);
+            if (e && e->informative) informative = true;
+            if (e && !e->informative && reason.empty()) reason = e->reason;
+          }
+          if (!informative) {
+            c.verdict = Verdict::kInconclusive;
+            c.note = reason.empty() ? "no rigorous estimate at this order" : reason;
+          }
+        }
+        cells_.push_back(std::move(c));
+      }
+    }
+  }
+  // p-values of the tested cells: Bonferroni over the rigorous methods. Cells are
+  // independent computations, so the parallel loop gives the same numbers for any threads.
+  const auto k = static_cast<double>(certs.size());
+  const auto n = static_cast<std::ptrdiff_t>(cells_.size() - first);
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    Cell& c = cells_[first + static_cast<std::size_t>(i)];
+    if (!c.tested || c.verdict == Verdict::kInconclusive) continue;
+    double best = 1.0;
+    for (const auto& r : certs) {
+      const double p = estimate::rigorous_p_value(r, c.alpha, c.direction, c.bound_value);
+      if (p < best) {
+        best = p;
+        c.lower_method = r.method;
+      }
+    }
+    c.p_value = std::min(1.0, k * best);
+  }
+  cell_source_.resize(cells_.size(), source);
+}
+
+AuditResult Auditor::finish() {
+  AuditResult out;
+  out.level = level_;
+  holm_adjust(cells_);
+  out.hypotheses =
+      std::count_if(cells_.begin(), cells_.end(), [](const Cell& c) { return c.tested; });
+  // Simultaneous lower bounds: level / (m k) per cell and method (Bonferroni), valid for all
+  // cells at once; Holm, stepping down, can reject slightly more than this display shows.
+  const double m = static_cast<double>(std::max<std::int64_t>(out.hypotheses, 1));
+  const auto n = static_cast<std::ptrdiff_t>(cells_.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    Cell& c = cells_[static_cast<std::size_t>(i)];
+    if (!c.tested) continue;
+    const auto& certs = certificates_[cell_source_[static_cast<std::size_t>(i)]];
+    const double per = level_ / (m * static_cast<double>(certs.size()));
+    for (const auto& r : certs) {
+      const double lb = estimate::rigorous_lower_at(r, c.alpha, c.direction, per);
+      if (lb > c.lower) {
+        c.lower = lb;
+        if (c.lower_method.empty()) c.lower_method = r.method;
+      }
+    }
+  }
+  for (Cell& c : cells_) {
+    if (c.tested && c.p_holm <= level_) {
+      c.verdict = Verdict::kViolated;
+      c.note.clear();
+    }
+    if (!std::isnan(c.bound_value)) {
+      if (!std::isnan(c.estimate) && c.estimate > 0.0)
+        c.tightness_estimate = c.bound_value / c.estimate;
+      if (c.tested)
+        c.tightness_lower =
+            c.lower > 0.0 ? c.bound_value / c.lower : std::numeric_limits<double>::infinity();
+    }
+    // Beyond quadrature rounding: an exact value equal to a tight bound is no warning.
+    if (c.verdict == Verdict::kHolds && c.estimate > c.bound_value * (1.0 + 1e-6)) {
+      c.note = "the point estimate exceeds the bound, but not significantly at the run's level";
+    }
+  }
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    BoundRow& row = rows_[r];
+    summarise(row, r, cells_);
+    const Cell* worst = nullptr;
+    for (const Cell& c : cells_) {
+      if (c.bound == r && c.verdict == Verdict::kViolated &&
+          (!worst || c.p_holm < worst->p_holm ||
+           (c.p_holm == worst->p_holm &&
+            c.lower / c.bound_value > worst->lower / worst->bound_value))) {
+        worst = &c;
+      }
+    }
+    if (worst) {
+      const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
+      row.evidence = fmt::format(
+          "scenario {} ({}), alpha {:g}, {}: lower confidence bound {:.4g} against bound {:.4g} "
+          "(estimate {:.4g}, "
+          "Holm p {:.2g}, {} samples per dataset)",
+          worst->scenario, sweep_points_[src], worst->alpha, direction_text(worst->direction),
+          worst->lower, worst->bound_value, worst->estimate, worst->p_holm, trajectories_[src]);
+    }
+  }
+  out.bounds = rows_;
+  out.cells = cells_;
+  return out;
+}
+
+}  // namespace rdpaudit::audit

@@ -1,0 +1,162 @@
+// The audit's pieces: Holm's adjustment, the rigorous p-value as the inverse of the rigorous
+// bound's level, per-bound outcomes against expectations, and the experiment-file keys.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/config/load.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/rigorous.hpp"
+
+using namespace rdpaudit;
+using audit::Cell;
+using audit::Verdict;
+
+TEST_CASE("Holm's step-down adjustment", "[audit]") {
+  std::vector<Cell> cells(6);
+  const double p[] = {0.01, 0.04, 0.03, 0.005, 0.5};
+  for (int i = 0; i < 5; ++i) {
+    cells[static_cast<std::size_t>(i)].tested = true;
+    cells[static_cast<std::size_t>(i)].p_value = p[i];
+  }
+  cells[5].p_value = 1e-9;  // untested (not applicable): not in the family, never adjusted down
+  audit::holm_adjust(cells);
+  // Sorted 0.005, 0.01, 0.03, 0.04, 0.5 with m = 5: 0.025, 0.04, 0.09, max(0.09, 0.08), 0.5.
+  CHECK(cells[3].p_holm == Approx(0.025));
+  CHECK(cells[0].p_holm == Approx(0.04));
+  CHECK(cells[2].p_holm == Approx(0.09));
+  CHECK(cells[1].p_holm == Approx(0.09));
+  CHECK(cells[4].p_holm == Approx(0.5));
+  CHECK(cells[5].p_holm == 1.0);
+}
+
+TEST_CASE("rigorous p-value inverts the level of the rigorous lower bound", "[audit]") {
+  using namespace rdpaudit::estimate;
+  OrderedCells oc;
+  for (int i = 0; i < 40; ++i) {
+    const double x = -4.0 + 0.2 * i;
+    oc.position.push_back(i);
+    for (CellCounts* c : {&oc.selection, &oc.evaluation}) {
+      c->p.push_back(static_cast<std::uint64_t>(2e5 * std::exp(-0.5 * (x - 0.5) * (x - 0.5))));
+      c->q.push_back(static_cast<std::uint64_t>(2e5 * std::exp(-0.5 * x * x)));
+    }
+  }
+  const auto r = rigorous_lower_bound(oc, {2.0, 8.0});
+  REQUIRE(r.method == "rigorous-cp");
+  for (const Estimate& e : r.estimates) {
+    REQUIRE(e.informative);
+    // The stored bound is the bound at the estimator's own level, 1 - 0.95.
+    CHECK(rigorous_lower_at(r, e.alpha, e.direction, 0.05) == Approx(e.lower).epsilon(1e-12));
+    // Monotone in the level: a smaller miss probability gives a smaller bound.
+    const double strict = rigorous_lower_at(r, e.alpha, e.direction, 1e-6);
+    CHECK(strict < e.lower);
+    CHECK(strict > 0.0);
+    // p <= u exactly when the bound at level u exceeds the threshold.
+    for (double u : {0.05, 1e-3, 1e-6}) {
+      const double lb = rigorous_lower_at(r, e.alpha, e.direction, u);
+      CHECK(rigorous_p_value(r, e.alpha, e.direction, 0.999 * lb) <= u);
+      CHECK(rigorous_p_value(r, e.alpha, e.direction, 1.001 * lb) > u);
+    }
+    // Far above anything the data support: p = 1; at or below 0 with separated laws: tiny.
+    CHECK(rigorous_p_value(r, e.alpha, e.direction, 100.0) == 1.0);
+    CHECK(rigorous_p_value(r, e.alpha, e.direction, -1.0) == Approx(1e-20));
+  }
+}
+
+TEST_CASE("a bound's outcome and whether it is as expected", "[audit]") {
+  std::vector<Cell> cells(4);
+  for (auto& c : cells) c.bound = 0;
+  cells[0].verdict = Verdict::kNotApplicable;
+  cells[1].verdict = Verdict::kInconclusive;
+  cells[2].verdict = Verdict::kHolds;
+  cells[3].verdict = Verdict::kHolds;
+  audit::BoundRow row;
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kHolds);
+  CHECK(row.as_expected);
+  CHECK(row.counts[1] == 2);
+  row.expect_violated = true;
+  audit::summarise(row, 0, cells);
+  CHECK_FALSE(row.as_expected);  // an expected violation that is not found fails
+  cells[3].verdict = Verdict::kViolated;
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kViolated);
+  CHECK(row.as_expected);
+  row.expect_violated = false;
+  audit::summarise(row, 0, cells);
+  CHECK_FALSE(row.as_expected);
+  // Only inconclusive / not applicable cells: "holds" is not contradicted.
+  std::vector<Cell> quiet(2);
+  quiet[0].verdict = Verdict::kInconclusive;
+  quiet[1].verdict = Verdict::kNotApplicable;
+  audit::summarise(row, 0, quiet);
+  CHECK(row.outcome == Verdict::kInconclusive);
+  CHECK(row.as_expected);
+}
+
+namespace {
+
+const std::string kFile = R"(
+[experiment]
+seed = 1
+trajectories = 1000
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 10
+sensitivity = 1.0
+[training]
+scheme = "full_batch"
+eta = 0.1
+batch_size = 10
+steps = 1
+[noise]
+step_std = 0.1
+)";
+
+std::string message_of(const std::string& text) {
+  try {
+    config::parse_experiment(text, "t.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("audit keys of the experiment file", "[audit][config]") {
+  const auto spec = config::parse_experiment(
+      kFile +
+          "[bounds]\naudit = [\"gaussian_composition\", \"mine\"]\n"
+          "expect_violated = [\"gaussian_composition\"]\n"
+          "[[bounds.custom]]\nname = \"mine\"\nformula = \"alpha\"\nexpect = \"violated\"\n",
+      "t.toml");
+  const auto& s = spec.scenarios.front();
+  const audit::BoundTable t = audit::audited_bounds(s);
+  REQUIRE(t.names == std::vector<std::string>{"gaussian_composition", "mine"});
+  CHECK(t.expect_violated[0]);
+  CHECK(t.expect_violated[1]);
+  CHECK(t.alphas.size() == 8);  // the default table orders
+  CHECK(t.value(1, 0) == Approx(t.alphas[0]));
+
+  CHECK_THAT(message_of(kFile + "[bounds]\naudit = [\"thm9\"]\n"),
+             Catch::Contains("bounds.audit[0]") && Catch::Contains("thm9"));
+  CHECK_THAT(message_of(kFile + "[bounds]\nexpect_violated = [\"gaussian_composition\", 3]\n"),
+             Catch::Contains("bounds.expect_violated[1]"));
+  CHECK_THAT(
+      message_of(kFile + "[[bounds.custom]]\nname = \"x\"\nformula = \"1\"\nexpect = \"maybe\"\n"),
+      Catch::Contains("bounds.custom[0].expect") && Catch::Contains("maybe"));
+}
+
+TEST_CASE("the scale option multiplies trajectories and estimate.samples", "[audit][config]") {
+  config::Overrides o;
+  o.scale = 10;
+  const auto spec = config::parse_experiment(kFile + "[estimate]\nsamples = 500\n", "t.toml", o);
+  CHECK(spec.trajectories == 10000);
+  CHECK(spec.scenarios.front().estimate.samples == 5000);
+  o.scale = 0;
+  CHECK_THROWS_WITH(config::parse_experiment(kFile, "t.toml", o), Catch::Contains("--scale"));
+}
