@@ -1,5 +1,5 @@
 """Python side of rdpaudit: read results files (h5py) and draw plots (matplotlib)."""
 
-from .results import FormatError, Results, Scenario, load
+from .results import Audit, Bounds, FormatError, Results, Scenario, load
 
-__all__ = ["FormatError", "Results", "Scenario", "load"]
+__all__ = ["Audit", "Bounds", "FormatError", "Results", "Scenario", "load"]

@@ -6,11 +6,18 @@
     s = r.scenarios[0]
     counts, edges = s.histogram("Dprime")        # 1-D histogram of coordinate 0
     s.attrs["epochs"], s.mean("D"), s.samples("D")
+    b = s.bounds()                               # format >= 1.2, else None
+    b.names, b.alphas, b.values                  # values[bound, order]; NaN: not applicable
+    a = r.audit()                                # format >= 1.2, else None
+    a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
+    violated = a.cells["verdict"] == "violated"  # columns are numpy arrays (strings decoded)
 
 Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple, Optional
 
 import h5py
 import numpy as np
@@ -36,6 +43,55 @@ def _attrs(obj) -> dict:
             value = _text(value)
         out[key] = value
     return out
+
+
+def _column(dataset: h5py.Dataset) -> np.ndarray:
+    """A dataset's values; variable-length strings decoded to a numpy array of str (so that
+    `column == "violated"` compares element-wise), numbers as they are stored."""
+    if h5py.check_string_dtype(dataset.dtype) is not None:
+        return np.array(dataset.asstr()[()], dtype=str).reshape(dataset.shape)
+    return dataset[()]
+
+
+def _table(group: h5py.Group) -> dict:
+    """The parallel datasets of a table group (one row per index) as {name: column}."""
+    return {name: _column(ds) for name, ds in group.items() if isinstance(ds, h5py.Dataset)}
+
+
+class Bounds(NamedTuple):
+    """A scenario's `bounds/` group (format >= 1.2): values[i, j] bounds R_alpha of bound
+    names[i] at order alphas[j] (inf allowed, NaN where reasons[i] says it does not apply)."""
+    alphas: np.ndarray
+    names: list
+    values: np.ndarray
+    reasons: list
+
+
+class Audit:
+    """The run's `/audit` group (format >= 1.2).
+
+    attrs   dict: level, correction, hypotheses, violated_cells, unexpected
+    bounds  dict of columns, one row per audited bound: name, kind, source, expect, outcome,
+            as_expected, cells_violated, cells_holds, cells_inconclusive,
+            cells_not_applicable, evidence
+    cells   dict of columns, one row per (scenario, bound, alpha, direction): scenario, bound
+            (row of `bounds`), alpha, direction, bound_value, estimate, estimate_method,
+            exact, lower, lower_method, p_value, p_holm, verdict, tightness_estimate,
+            tightness_lower, note
+    """
+
+    def __init__(self, group: h5py.Group):
+        self.attrs = _attrs(group)
+        self.bounds = _table(group["bounds"]) if "bounds" in group else {}
+        self.cells = _table(group["cells"]) if "cells" in group else {}
+
+    @property
+    def bound_names(self) -> list:
+        return [str(n) for n in self.bounds.get("name", [])]
+
+    def __len__(self) -> int:
+        """Number of cells."""
+        return len(self.cells.get("scenario", []))
 
 
 class Scenario:
@@ -103,6 +159,14 @@ class Scenario:
                 rows.append(row)
         return rows
 
+    def bounds(self) -> Optional[Bounds]:
+        """The analytic bounds at the audited orders (format >= 1.2), None in older files."""
+        if "bounds" not in self.group:
+            return None
+        g = self.group["bounds"]
+        return Bounds(alphas=g["alphas"][()], names=_column(g["names"]).tolist(),
+                      values=g["values"][()], reasons=_column(g["reasons"]).tolist())
+
     def trajectories(self, dataset: str) -> int:
         return int(self._side(dataset).attrs["trajectories"])
 
@@ -125,6 +189,15 @@ class Results:
                 f"(this reader supports major version {SUPPORTED_MAJOR})")
         names = sorted(self.file["scenarios"].keys())
         self.scenarios = [Scenario(self.file["scenarios"][n]) for n in names]
+        self._audit = None  # read on the first call of audit()
+
+    def audit(self) -> Optional[Audit]:
+        """The verdicts of the run (format >= 1.2), None when the file has no /audit group."""
+        if "audit" not in self.file:
+            return None
+        if self._audit is None:
+            self._audit = Audit(self.file["audit"])
+        return self._audit
 
     @property
     def config_text(self) -> str:
