@@ -22,8 +22,9 @@ std::string range_text(double lo, double hi) {
 }  // namespace
 
 void print_bound_table(const audit::AuditResult& a) {
-  fmt::print("{:<34} {:<13} {:<9} {:<15} {:>5} {:>5} {:>5} {:>5}  {:<19} {}\n", "bound", "kind",
-             "expect", "outcome", "viol", "holds", "inc", "n/a", "bound / estimate", "");
+  fmt::print("{:<34} {:<13} {:<9} {:<15} {:>5} {:>5} {:>5} {:>5}  {:<19} {:<11} {}\n", "bound",
+             "kind", "expect", "outcome", "viol", "holds", "inc", "n/a", "bound / estimate",
+             "bound/exact", "");
   std::string nowhere;  // bounds whose preconditions fail in every scenario
   for (std::size_t r = 0; r < a.bounds.size(); ++r) {
     const auto& b = a.bounds[r];
@@ -31,15 +32,20 @@ void print_bound_table(const audit::AuditResult& a) {
       nowhere += (nowhere.empty() ? "" : ", ") + b.name;
       continue;
     }
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = INFINITY, hi = -INFINITY, exact = INFINITY;
     for (const auto& c : a.cells) {
-      if (c.bound != r || !std::isfinite(c.tightness_estimate)) continue;
-      lo = std::min(lo, c.tightness_estimate);
-      hi = std::max(hi, c.tightness_estimate);
+      if (c.bound != r) continue;
+      if (std::isfinite(c.tightness_estimate)) {
+        lo = std::min(lo, c.tightness_estimate);
+        hi = std::max(hi, c.tightness_estimate);
+      }
+      if (c.exact > 0.0 && std::isfinite(c.bound_value))
+        exact = std::min(exact, c.bound_value / c.exact);
     }
-    fmt::print("{:<34} {:<13} {:<9} {:<15} {:>5} {:>5} {:>5} {:>5}  {:<19} {}\n", b.name, b.kind,
-               b.expect_violated ? "violated" : "holds", audit::to_string(b.outcome), b.counts[0],
-               b.counts[1], b.counts[2], b.counts[3], range_text(lo, hi),
+    const std::string exact_text = std::isfinite(exact) ? fmt::format("{:.4g}", exact) : "-";
+    fmt::print("{:<34} {:<13} {:<9} {:<15} {:>5} {:>5} {:>5} {:>5}  {:<19} {:<11} {}\n", b.name,
+               b.kind, b.expect_violated ? "violated" : "holds", audit::to_string(b.outcome),
+               b.counts[0], b.counts[1], b.counts[2], b.counts[3], range_text(lo, hi), exact_text,
                b.as_expected ? "ok" : "UNEXPECTED");
   }
   if (!nowhere.empty()) fmt::print("not applicable in any scenario: {}\n", nowhere);

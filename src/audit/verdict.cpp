@@ -176,6 +176,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
         if (const auto* e = find(est.estimates, "exact-quadrature", c.alpha, d);
             e && e->informative) {
           c.exact = e->value;
+          if (s.bounds.exact_verdicts) c.exact_lower = e->lower;
         }
         if (std::isnan(c.bound_value)) {
           c.verdict = Verdict::kNotApplicable;
@@ -255,6 +256,16 @@ AuditResult Auditor::finish() {
       c.verdict = Verdict::kViolated;
       c.note.clear();
     }
+    // The exact value's bracket above the bound (relative 1e-9 against rounding of both).
+    if (std::isfinite(c.bound_value) &&
+        c.exact_lower > c.bound_value + 1e-9 * std::fabs(c.bound_value)) {
+      if (c.verdict != Verdict::kViolated) {
+        c.verdict = Verdict::kViolated;
+        c.note =
+            "the exact R_alpha (quadrature) exceeds the bound; the samples alone do not "
+            "show it at the run's level";
+      }
+    }
     if (!std::isnan(c.bound_value)) {
       if (!std::isnan(c.estimate) && c.estimate > 0.0)
         c.tightness_estimate = c.bound_value / c.estimate;
@@ -279,7 +290,14 @@ AuditResult Auditor::finish() {
         worst = &c;
       }
     }
-    if (worst) {
+    if (worst && !worst->note.empty()) {  // violated by the exact value only
+      const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
+      row.evidence = fmt::format(
+          "scenario {} ({}), alpha {:g}, {}: exact R_alpha {:.6g} (quadrature) against bound "
+          "{:.6g}; not significant from the samples alone",
+          worst->scenario, sweep_points_[src], worst->alpha, direction_text(worst->direction),
+          worst->exact, worst->bound_value);
+    } else if (worst) {
       const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
       row.evidence = fmt::format(
           "scenario {} ({}), alpha {:g}, {}: lower confidence bound {:.4g} against bound {:.4g} "

@@ -553,6 +553,7 @@ void read_bounds(Scenario& s, Reader& r) {
   positive("bounds.D", b.diameter, false);
   positive("bounds.eps_norm", b.eps_norm, true);
   b.custom = read_custom_bounds(r);
+  b.exact_verdicts = r.boolean("bounds.exact_verdicts").value_or(true);
   // Names in bounds.audit and bounds.expect_violated must be built-in or custom bounds.
   const auto known = [&](const std::string& name) {
     for (const auto& info : bounds::bound_catalogue())

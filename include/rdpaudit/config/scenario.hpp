@@ -79,6 +79,10 @@ struct BoundsSpec {
   /// Built-in bounds expected to be found violated (bounds.expect_violated); all others are
   /// expected to hold. Custom bounds say it with their own `expect` key.
   std::vector<std::string> expect_violated;
+  /// A bound below the exact R_alpha's quadrature bracket is violated without sampling
+  /// error; false audits the samples alone (bounds.exact_verdicts), as studies of the
+  /// statistical verdict need.
+  bool exact_verdicts = true;
 };
 
 /// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
