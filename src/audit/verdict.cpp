@@ -256,6 +256,11 @@ AuditResult Auditor::finish() {
       c.verdict = Verdict::kViolated;
       c.note.clear();
     }
+    // R_alpha >= 0 always: a negative bound is violated whatever the samples say.
+    if (c.bound_value < 0.0 && c.verdict != Verdict::kViolated) {
+      c.verdict = Verdict::kViolated;
+      c.note = "the bound is negative, and R_alpha >= 0 always";
+    }
     // The exact value's bracket above the bound (relative 1e-9 against rounding of both).
     if (std::isfinite(c.bound_value) &&
         c.exact_lower > c.bound_value + 1e-9 * std::fabs(c.bound_value)) {

@@ -160,3 +160,48 @@ TEST_CASE("the scale option multiplies trajectories and estimate.samples", "[aud
   o.scale = 0;
   CHECK_THROWS_WITH(config::parse_experiment(kFile, "t.toml", o), Catch::Contains("--scale"));
 }
+
+TEST_CASE("certain violations: a negative bound, a bound below the exact value", "[audit]") {
+  const auto spec = config::parse_experiment(
+      kFile +
+          "[bounds]\nalphas = [2, 8]\naudit = [\"negative\", \"half_exact\", \"exact\"]\n"
+          "[[bounds.custom]]\nname = \"negative\"\nformula = \"-1\"\n"
+          "[[bounds.custom]]\nname = \"half_exact\"\nformula = \"0.5 * alpha * (eta * S_g / b)^2 / "
+          "(2 * step_std^2)\"\n"
+          "[[bounds.custom]]\nname = \"exact\"\nformula = \"alpha * (eta * S_g / b)^2 / (2 * "
+          "step_std^2)\"\n",
+      "t.toml");
+  const auto& s = spec.scenarios.front();
+  const audit::BoundTable table = audit::audited_bounds(s);
+  // No samples (no rigorous certificates): only the exact value can decide.
+  estimate::ScenarioEstimates est;
+  for (double a : table.alphas) {
+    for (int d : {estimate::kForward, estimate::kBackward}) {
+      estimate::Estimate e;
+      e.alpha = a;
+      e.direction = d;
+      e.method = "exact-quadrature";
+      e.value = a * std::pow(0.1 * 1.0 / 10.0, 2) / (2 * 0.01);  // mu = eta S_g / n, s = 0.1
+      e.lower = e.value * (1 - 1e-12);
+      e.upper = e.value * (1 + 1e-12);
+      e.informative = true;
+      est.estimates.push_back(e);
+    }
+  }
+  audit::Auditor auditor(0.05);
+  auditor.add(s, table, est, "-");
+  const audit::AuditResult r = auditor.finish();
+  REQUIRE(r.bounds.size() == 3);
+  CHECK(r.hypotheses == 0);  // nothing to test from samples
+  for (const auto& c : r.cells) {
+    const std::string& name = r.bounds[c.bound].name;
+    INFO(name << " at alpha " << c.alpha);
+    if (name == "exact") {
+      CHECK(c.verdict == Verdict::kInconclusive);  // equal to the truth: never a violation
+    } else {
+      CHECK(c.verdict == Verdict::kViolated);
+      CHECK_FALSE(c.note.empty());
+    }
+  }
+  CHECK(r.bounds[2].outcome == Verdict::kInconclusive);
+}

@@ -10,7 +10,8 @@
 //
 // Where the last iterate is an enumerated Gaussian mixture (quadratic loss), the exact R_alpha
 // is known by quadrature with a numerical error bracket; a bound below the bracket is
-// violated with certainty, whatever the samples say. Such cells are violated too, with a note.
+// violated with certainty, whatever the samples say; so is a negative bound (R_alpha >= 0).
+// Such cells are violated too, with a note.
 //
 // Verdicts: violated (Holm-adjusted p <= level), holds (tested, not rejected), inconclusive
 // (no rigorous method is informative at this order: the samples do not reach where the order
