@@ -39,6 +39,13 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "audit: family-wise level 0.05")
   message(FATAL_ERROR "report: exit ${rc}\n${out}")
 endif()
 
+# rdpaudit plot: the Python figures of the run (Debian's interpreter has matplotlib).
+execute_process(COMMAND ${CLI} plot ${WORK}/regression.h5 --out ${WORK}/plots
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/plots/audit_regression_renyi.png)
+  message(FATAL_ERROR "plot: exit ${rc}\n${out}${err}")
+endif()
+
 # Not a results file: exit 2 with the path named.
 execute_process(COMMAND ${CLI} check ${cfg} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "audit_regression.toml")
