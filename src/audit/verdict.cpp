@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -154,30 +156,53 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   sweep_points_.push_back(sweep_point);
   trajectories_.push_back(s.estimate.samples);
   const auto& certs = certificates_.back();
+  // What the estimates say at each (order, direction): the same for every bound's cell there.
+  struct Point {
+    double estimate = kNaN, exact = kNaN, exact_lower = kNaN;
+    std::string method;
+    bool informative = false;  ///< some rigorous method is informative
+    std::string reason;        ///< why none is
+  };
+  std::vector<Point> points(2 * table.alphas.size());
+  for (std::size_t a = 0; a < table.alphas.size(); ++a) {
+    for (int d : {estimate::kForward, estimate::kBackward}) {
+      Point& pt = points[2 * a + static_cast<std::size_t>(d)];
+      const double alpha = table.alphas[a];
+      for (const char* m : kPointMethods) {
+        if (const auto* e = find(est.estimates, m, alpha, d); e && e->informative) {
+          pt.estimate = e->value;
+          pt.method = m;
+          break;
+        }
+      }
+      if (const auto* e = find(est.estimates, "exact-quadrature", alpha, d); e && e->informative) {
+        pt.exact = e->value;
+        if (s.bounds.exact_verdicts) pt.exact_lower = e->lower;
+      }
+      for (const auto& r : certs) {
+        const auto* e = find(r.estimates, r.method, alpha, d);
+        if (e && e->informative) pt.informative = true;
+        if (e && !e->informative && pt.reason.empty()) pt.reason = e->reason;
+      }
+      if (pt.reason.empty()) pt.reason = "no rigorous estimate at this order";
+    }
+  }
   const std::size_t first = cells_.size();
   for (std::size_t b = 0; b < table.names.size(); ++b) {
     const std::size_t row = row_of(table, b);
     for (std::size_t a = 0; a < table.alphas.size(); ++a) {
       for (int d : {estimate::kForward, estimate::kBackward}) {
+        const Point& pt = points[2 * a + static_cast<std::size_t>(d)];
         Cell c;
         c.scenario = s.index;
         c.bound = row;
         c.alpha = table.alphas[a];
         c.direction = d;
         c.bound_value = table.value(b, a);
-        for (const char* m : kPointMethods) {
-          const auto* e = find(est.estimates, m, c.alpha, d);
-          if (e && e->informative) {
-            c.estimate = e->value;
-            c.estimate_method = m;
-            break;
-          }
-        }
-        if (const auto* e = find(est.estimates, "exact-quadrature", c.alpha, d);
-            e && e->informative) {
-          c.exact = e->value;
-          if (s.bounds.exact_verdicts) c.exact_lower = e->lower;
-        }
+        c.estimate = pt.estimate;
+        c.estimate_method = pt.method;
+        c.exact = pt.exact;
+        c.exact_lower = pt.exact_lower;
         if (std::isnan(c.bound_value)) {
           c.verdict = Verdict::kNotApplicable;
           c.note = table.reasons[b];
@@ -189,18 +214,9 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
           c.note = "no rigorous estimate (estimate.enabled = false)";
         } else {
           c.tested = true;
-          c.verdict = Verdict::kHolds;  // provisional; inconclusive below when no method reaches
-          std::string reason;
-          bool informative = false;
-          for (const auto& r : certs) {
-            const auto* e = find(r.estimates, r.method, c.alpha, d);
-            if (e && e->informative) informative = true;
-            if (e && !e->informative && reason.empty()) reason = e->reason;
-          }
-          if (!informative) {
-            c.verdict = Verdict::kInconclusive;
-            c.note = reason.empty() ? "no rigorous estimate at this order" : reason;
-          }
+          c.verdict = pt.informative ? Verdict::kHolds  // provisional: finish() decides
+                                     : Verdict::kInconclusive;
+          if (!pt.informative) c.note = pt.reason;
         }
         cells_.push_back(std::move(c));
       }
@@ -234,22 +250,38 @@ AuditResult Auditor::finish() {
   out.hypotheses =
       std::count_if(cells_.begin(), cells_.end(), [](const Cell& c) { return c.tested; });
   // Simultaneous lower bounds: level / (m k) per cell and method (Bonferroni), valid for all
-  // cells at once; Holm, stepping down, can reject slightly more than this display shows.
+  // cells at once; Holm, stepping down, can reject slightly more than this display shows. The
+  // bound depends on (scenario, order, direction) only, so it is computed once for all bounds.
   const double m = static_cast<double>(std::max<std::int64_t>(out.hypotheses, 1));
-  const auto n = static_cast<std::ptrdiff_t>(cells_.size());
+  using Key = std::tuple<std::size_t, double, int>;  // scenario position, order, direction
+  std::map<Key, std::pair<double, std::string>> lower;
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    if (cells_[i].tested) lower[{cell_source_[i], cells_[i].alpha, cells_[i].direction}];
+  }
+  std::vector<std::pair<const Key, std::pair<double, std::string>>*> todo;
+  for (auto& entry : lower) todo.push_back(&entry);
+  const auto n = static_cast<std::ptrdiff_t>(todo.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
-    Cell& c = cells_[static_cast<std::size_t>(i)];
-    if (!c.tested) continue;
-    const auto& certs = certificates_[cell_source_[static_cast<std::size_t>(i)]];
+    const auto& [source, alpha, direction] = todo[static_cast<std::size_t>(i)]->first;
+    auto& [best, method] = todo[static_cast<std::size_t>(i)]->second;
+    const auto& certs = certificates_[source];
     const double per = level_ / (m * static_cast<double>(certs.size()));
+    best = 0.0;
     for (const auto& r : certs) {
-      const double lb = estimate::rigorous_lower_at(r, c.alpha, c.direction, per);
-      if (lb > c.lower) {
-        c.lower = lb;
-        if (c.lower_method.empty()) c.lower_method = r.method;
+      const double lb = estimate::rigorous_lower_at(r, alpha, direction, per);
+      if (lb > best) {
+        best = lb;
+        if (method.empty()) method = r.method;  // the first method that certifies anything
       }
     }
+  }
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    Cell& c = cells_[i];
+    if (!c.tested) continue;
+    const auto& [best, method] = lower.at({cell_source_[i], c.alpha, c.direction});
+    c.lower = best;
+    if (c.lower_method.empty()) c.lower_method = method;
   }
   for (Cell& c : cells_) {
     if (c.tested && c.p_holm <= level_) {
