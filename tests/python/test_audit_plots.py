@@ -16,21 +16,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = os.path.join(ROOT, "python", "plots", "audit_plots.py")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "python", "plots"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 from rdpaudit import load  # noqa: E402
 import audit_plots  # noqa: E402
+from checks import check, finish  # noqa: E402
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,5 +420,4 @@ with tempfile.TemporaryDirectory() as work:
         check_pngs(out, "quickstart", ("renyi", "tightness", "histograms") if audited
                    else ("histograms",), lines, "quickstart")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -10,9 +10,11 @@ import sys
 
 cli, source, work = sys.argv[1:4]
 sys.path.insert(0, os.path.join(source, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 from rdpaudit import FormatError, load  # noqa: E402
+from checks import check, finish  # noqa: E402
 
 os.makedirs(work, exist_ok=True)
 config = os.path.join(work, "roundtrip.toml")
@@ -44,16 +46,6 @@ out = os.path.join(work, "roundtrip.h5")
 subprocess.run([cli, "run", config, "-o", out, "--threads", "2"], check=True,
                stdout=subprocess.DEVNULL)
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
 
 
 with load(out) as r:
@@ -89,5 +81,4 @@ try:
 except FormatError as e:
     check("supports major version 1" in str(e), "refusal names the version")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -154,6 +154,15 @@ TEST_CASE("bad input names the key, the value and what was expected", "[config]"
     CHECK_THAT(error_of(with("scheme", "scheme = \"shuffle\"")),
                Catch::Contains("training.scheme = \"shuffle\" (must be one of: fixed_order"));
   }
+  SECTION("audit keys: unknown bound names, a non-string, a bad expectation") {
+    CHECK_THAT(error_of(kBase + "[bounds]\naudit = [\"thm9\"]\n"),
+               Catch::Contains("bounds.audit[0]") && Catch::Contains("thm9"));
+    CHECK_THAT(error_of(kBase + "[bounds]\nexpect_violated = [\"gaussian_composition\", 3]\n"),
+               Catch::Contains("bounds.expect_violated[1]"));
+    CHECK_THAT(
+        error_of(kBase + "[[bounds.custom]]\nname = \"x\"\nformula = \"1\"\nexpect = \"maybe\"\n"),
+        Catch::Contains("bounds.custom[0].expect") && Catch::Contains("maybe"));
+  }
   SECTION("TOML syntax error names the line") {
     CHECK_THAT(error_of(kBase + "eta = = 1\n"), Catch::Contains("test.toml:20:"));
   }
