@@ -269,7 +269,7 @@ AuditResult Auditor::finish() {
     const double per = level_ / (m * static_cast<double>(certs.size()));
     best = 0.0;
     for (const auto& r : certs) {
-      const double lb = estimate::rigorous_lower_at(r, alpha, direction, per);
+      const double lb = estimate::rigorous_lower_for_order(r, alpha, direction, per);
       if (lb > best) {
         best = lb;
         if (method.empty()) method = r.method;  // the first method that certifies anything

@@ -13,6 +13,7 @@
 #include "rdpaudit/estimate/cells.hpp"
 #include "rdpaudit/estimate/confidence.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
+#include "rdpaudit/estimate/variational.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -163,6 +164,13 @@ std::vector<Boundaries> candidate_partitions(const OrderedCells& cells, const Pr
   return out;
 }
 
+const ContrastCertificate* find_contrast(const RigorousResult& r, double alpha, int direction) {
+  for (const ContrastCertificate& c : r.contrasts) {
+    if (c.direction == direction && std::fabs(c.alpha - alpha) <= 1e-12 * alpha) return &c;
+  }
+  return nullptr;
+}
+
 std::vector<double> anchors_for(const std::vector<double>& alphas, const RigorousOptions& o) {
   if (!o.anchor_alphas.empty()) {
     check_alphas(o.anchor_alphas, "rigorous.anchor_alphas");
@@ -191,24 +199,29 @@ void check_options(const RigorousOptions& o) {
 
 }  // namespace
 
-RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
-                                    const RigorousOptions& options, const std::string& method) {
-  check_alphas(alphas, "rigorous.alphas");
-  check_options(options);
-  cells.selection.check("rigorous.selection");
-  cells.evaluation.check("rigorous.evaluation");
+void check_ordered_cells(const OrderedCells& cells, const std::string& key) {
+  cells.selection.check(key + ".selection");
+  cells.evaluation.check(key + ".evaluation");
   const std::size_t m = cells.position.size();
   if (cells.selection.size() != m || cells.evaluation.size() != m) {
-    throw InputError("rigorous.cells", std::to_string(m) + " positions",
+    throw InputError(key + ".cells", std::to_string(m) + " positions",
                      "selection and evaluation need one count per position");
   }
   for (std::size_t i = 1; i < m; ++i) {
     if (!(cells.position[i] >= cells.position[i - 1])) {
-      throw InputError("rigorous.position[" + std::to_string(i) + "]",
+      throw InputError(key + ".position[" + std::to_string(i) + "]",
                        std::to_string(cells.position[i]),
                        "positions must be non-decreasing along the order");
     }
   }
+}
+
+RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
+                                    const RigorousOptions& options, const std::string& method) {
+  check_alphas(alphas, "rigorous.alphas");
+  check_options(options);
+  check_ordered_cells(cells, "rigorous");
+  const std::size_t m = cells.position.size();
   RigorousResult result;
   result.method = method;
   result.evaluation = cells.evaluation;
@@ -312,6 +325,10 @@ double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, d
   if (!(family_miss > 0.0 && family_miss <= 1.0)) {
     throw InputError("rigorous.family_miss", std::to_string(family_miss), "must lie in (0, 1]");
   }
+  if (!r.contrasts.empty()) {
+    const ContrastCertificate* c = find_contrast(r, alpha, direction);
+    return c ? contrast_lower_bound(*c, family_miss / static_cast<double>(r.family_cells)) : 0.0;
+  }
   if (r.partitions.empty() || r.family_cells == 0) return 0.0;
   const Prefix eval = prefix_of(r.evaluation, 1.0, 1.0);
   IntervalCache cache(eval, family_miss / (2.0 * static_cast<double>(r.family_cells)));
@@ -323,9 +340,18 @@ double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, d
   return best;
 }
 
+double rigorous_lower_for_order(const RigorousResult& r, double alpha, int direction, double miss) {
+  if (r.contrasts.empty()) return rigorous_lower_at(r, alpha, direction, miss);
+  if (!(miss > 0.0 && miss <= 1.0)) {
+    throw InputError("rigorous.miss", std::to_string(miss), "must lie in (0, 1]");
+  }
+  const ContrastCertificate* c = find_contrast(r, alpha, direction);
+  return c ? contrast_lower_bound(*c, miss) : 0.0;
+}
+
 double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold) {
   const auto exceeds = [&](double miss) {
-    return rigorous_lower_at(r, alpha, direction, miss) > threshold;
+    return rigorous_lower_for_order(r, alpha, direction, miss) > threshold;
   };
   double lo = std::log(1e-20), hi = 0.0;  // log family_miss
   if (!exceeds(1.0)) return 1.0;

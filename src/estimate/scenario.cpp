@@ -39,6 +39,7 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::Scenar
   SampleOptions options;
   options.selection_fraction = spec.selection_fraction;
   options.rigorous.confidence = spec.confidence;
+  options.variational.confidence = spec.confidence;
   options.plugin.confidence = spec.confidence;
   options.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
   rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});

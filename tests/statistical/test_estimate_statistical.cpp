@@ -1,6 +1,7 @@
 // Seeded Monte Carlo checks of the sample-based estimators against exact truth. Each states its
 // threshold and why; the large replication studies behind them are in docs/studies/
 // (python/studies/estimate_study.py).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -62,6 +63,11 @@ void check_at_ten_million(const std::string& name, bool per_run_up_to_8) {
         if (e.alpha <= 16.0) CHECK(e.lower >= 0.70 * t);
         if (e.alpha == 64.0) CHECK(e.informative);  // finite and positive up to 64
       }
+      if (e.method == "rigorous-bernstein") {
+        CHECK(e.lower <= t);  // validity, as above
+        // Study: 0.85 - 0.98 of the truth at alpha <= 16 in every run of both cases.
+        if (e.alpha <= 16.0) CHECK(e.lower >= 0.70 * t);
+      }
     }
   }
   for (const auto& [key, err] : errors) {
@@ -86,42 +92,99 @@ TEST_CASE("sampled Gaussian mechanism at 10^7: plug-in accuracy, bound valid and
   check_at_ten_million("sgm", false);
 }
 
-// Coverage: the rigorous bound holds simultaneously for every order of the grid and both
+// Coverage: each rigorous bound holds simultaneously for every order of the grid and both
 // directions with probability >= 95 %. Over 200 replications a correct bound fails in
 // Binomial(200, <= 0.05) of them: more than 20 failures has probability < 0.2 %, while a bound
 // covering at only 85 % fails this test with probability > 99.9 %. Small samples (2 x 10^4)
-// keep the test fast; the study repeats it at 10^5 and 10^6 for every case.
-TEST_CASE("rigorous bound covers the truth over 200 seeded replications",
+// keep the test fast; the study repeats it at 10^5 and 10^6 for every case. Two cases: sgm25,
+// and a Gaussian pair whose divergence the Bernstein bound nearly exhausts at this size.
+TEST_CASE("rigorous bounds cover the truth over 200 seeded replications",
           "[estimate][statistical]") {
-  const testing::Case c = testing::known_truth_case("sgm25");
-  const std::vector<double> alphas = default_alpha_grid();
-  const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
-  int failures = 0, informative = 0;
-  for (std::uint64_t rep = 1; rep <= 200; ++rep) {
-    const auto xp = testing::draw(c.p, 20000, rep, 91, 0);
-    const auto xq = testing::draw(c.q, 20000, rep, 91, 1);
-    const std::vector<double> sp(xp.begin(), xp.begin() + 6000), sq(xq.begin(), xq.begin() + 6000);
-    const std::vector<double> ep(xp.begin() + 6000, xp.end()), eq(xq.begin() + 6000, xq.end());
-    const auto r = rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas);
-    bool covered = true;
-    for (const Estimate& e : r.estimates) {
-      covered = covered && e.lower <= truth_of(truth, e).value;
-      informative += e.informative ? 1 : 0;
+  for (const char* name : {"sgm25", "pair20"}) {
+    const testing::Case c = testing::known_truth_case(name);
+    const std::vector<double> alphas = default_alpha_grid();
+    const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+    std::map<std::string, std::pair<int, int>> tally;  // method: failures, informative
+    for (std::uint64_t rep = 1; rep <= 200; ++rep) {
+      const auto xp = testing::draw(c.p, 20000, rep, 91, 0);
+      const auto xq = testing::draw(c.q, 20000, rep, 91, 1);
+      const auto part = [](const std::vector<double>& x, std::size_t a, std::size_t b) {
+        return std::vector<double>(x.begin() + static_cast<std::ptrdiff_t>(a),
+                                   x.begin() + static_cast<std::ptrdiff_t>(b));
+      };
+      const std::size_t n = xp.size();
+      const auto cp = rigorous_lower_bound(cells_from_scores(part(xp, 0, 6000), part(xq, 0, 6000),
+                                                             part(xp, 6000, n), part(xq, 6000, n)),
+                                           alphas);
+      const auto vb =
+          variational_lower_bound(cells_from_scores(part(xp, 0, 2000), part(xq, 0, 2000),
+                                                    part(xp, 2000, n), part(xq, 2000, n)),
+                                  alphas);
+      for (const auto* r : {&cp, &vb}) {
+        bool covered = true;
+        auto& [failures, informative] = tally[r->method];
+        for (const Estimate& e : r->estimates) {
+          covered = covered && e.lower <= truth_of(truth, e).value;
+          informative += e.informative ? 1 : 0;
+        }
+        failures += covered ? 0 : 1;
+      }
     }
-    failures += covered ? 0 : 1;
+    for (const auto& [method, t] : tally) {
+      INFO(name << ", " << method << ": " << t.first << " of 200 replications not covered, "
+                << t.second << " informative estimates");
+      CHECK(t.first <= 20);
+      CHECK(t.second > 0);  // the bound is not trivially 0
+    }
   }
-  CHECK(failures <= 20);
-  CHECK(informative > 0);  // the bound is not trivially 0
+}
+
+// The issue's Figure 2 case, quadratic loss under shuffle and partition (tiny divergences:
+// R_2 = 3.9e-4 at K = 1, 1.6e-3 at K = 50), 10^7 samples per side, four seeds each. The
+// partition bound's ceiling is 0.64 at K = 1 (docs/methods.md); the Hoelder + Bernstein bound
+// keeps, over 12 seeds at alpha <= 16 (docs/studies/estimate_study.md): K = 1, median 0.78,
+// smallest 0.699 (one seed, whose samples also hold the partition bound to 0.49); K = 50,
+// median 0.89, smallest 0.76. So K = 50 must keep >= 70 % in every run, and K = 1 in the median
+// run of four at every order <= 16 (no run can promise it: the shift itself is estimated to
+// +-4 % at this size), with 0.6 as every run's floor. Validity at every order in every run.
+TEST_CASE("Figure 2 mixtures at 10^7: the Bernstein bound keeps >= 70 % of the truth",
+          "[estimate][statistical]") {
+  const std::vector<double> alphas = default_alpha_grid();
+  for (const char* name : {"fig2_k1", "fig2_k50"}) {
+    const testing::Case c = testing::known_truth_case(name);
+    const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
+    std::map<std::pair<double, int>, std::vector<double>> ratios;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      for (const Estimate& e : testing::run_replication(c, 10000000, seed, 96, alphas, 0)) {
+        const double t = truth_of(truth, e).value;
+        INFO(name << ", seed " << seed << ": " << e.method << ", alpha " << e.alpha
+                  << ", direction " << e.direction << ", truth " << t << ", lower " << e.lower);
+        if (e.method.rfind("rigorous-", 0) != 0) continue;
+        CHECK(e.lower <= t);
+        if (e.method == "rigorous-bernstein" && e.alpha <= 16.0) {
+          ratios[{e.alpha, e.direction}].push_back(e.lower / t);
+          CHECK(e.lower >= (std::string(name) == "fig2_k1" ? 0.6 : 0.7) * t);
+        }
+      }
+    }
+    for (auto& [key, r] : ratios) {
+      std::sort(r.begin(), r.end());
+      INFO(name << ": alpha " << key.first << ", direction " << key.second << ", ratios " << r[0]
+                << " " << r[1] << " " << r[2] << " " << r[3]);
+      CHECK(0.5 * (r[1] + r[2]) >= 0.70);  // the median of four
+    }
+  }
 }
 
 // 2-D: the learned-score route (logistic and KDE) on a correlated Gaussian pair with 10^6
 // samples per side. Validity must hold at every order. The bound / truth ratio at alpha <= 8
 // is what a 1-D projection keeps (all of the divergence for the logistic score, whose family
 // contains the true linear log-ratio) less the statistical cost of 7 x 10^5 evaluation samples
-// for a divergence this small (R_2 = 0.02): with this seed 0.72 - 0.74 (logistic) and
-// 0.65 - 0.69 (KDE); over 200 seeds the logistic route's median is 0.72 and its smallest 0.65
-// (docs/studies/estimate_study.md, pair2d at 10^6). 0.6 fails a broken score (a constant or
-// sign-flipped score gives 0).
+// for a divergence this small (R_2 = 0.02): with this seed rigorous-cp keeps 0.72 - 0.74
+// (logistic) and 0.65 - 0.69 (KDE); over 200 seeds the logistic route's median is 0.72 and its
+// smallest 0.65 (docs/studies/estimate_study.md, pair2d at 10^6). rigorous-bernstein keeps
+// 0.86 - 0.90 (logistic) and 0.75 - 0.85 (KDE) with this seed. 0.6 fails a broken score (a
+// constant or sign-flipped score gives 0).
 TEST_CASE("2-D Gaussian pair through learned scores", "[estimate][statistical]") {
   const testing::Case c = testing::known_truth_case("pair2d");
   const std::vector<double> alphas = default_alpha_grid();
@@ -145,7 +208,7 @@ TEST_CASE("2-D Gaussian pair through learned scores", "[estimate][statistical]")
       if (e.alpha <= 8.0) CHECK(e.lower >= 0.6 * t);
     }
   }
-  CHECK(rigorous == 2 * 2 * static_cast<int>(alphas.size()));
+  CHECK(rigorous == 2 * 2 * 2 * static_cast<int>(alphas.size()));  // scores x methods x dirs
 }
 
 // The simulator's route: fixed-bin histograms (2-D, bins from an independent pilot) delivered
@@ -236,13 +299,13 @@ TEST_CASE("3-D Gaussian pair through the logistic score", "[estimate][statistica
   const std::vector<double> alphas = {1.1, 2.0, 4.0, 16.0, 64.0};
   const auto est = estimate_from_samples(SampleView{xp.data(), n, 3}, SampleView{xq.data(), n, 3},
                                          alphas, o, nullptr);
-  REQUIRE(est.size() == 2 * 2 * alphas.size());  // logistic score: plug-in and bound
+  REQUIRE(est.size() == 3 * 2 * alphas.size());  // logistic score: plug-in and two bounds
   for (const Estimate& e : est) {
     const double t = gaussian_pair_renyi(maha2, e.alpha);
     INFO(e.method << " alpha " << e.alpha << " direction " << e.direction << " truth " << t
                   << " lower " << e.lower);
     CHECK(e.method.rfind("logistic-ratio/", 0) == 0);
-    if (e.method == "logistic-ratio/rigorous-cp") {
+    if (e.method.find("/rigorous-") != std::string::npos) {
       CHECK(e.lower <= t);
       if (e.alpha <= 4.0) CHECK(e.lower >= 0.6 * t);
     }

@@ -117,7 +117,8 @@ inline Case known_truth_case(const std::string& name) {
 /// per side, as the audit would run them:
 ///  * 1-D: "histogram-plugin" on all n samples in bins proposed from an independent pilot
 ///    (Purpose::kPilot streams, min(n, 10^5) per side), bootstrap of `bootstrap` replicates;
-///    "rigorous-cp" on the raw samples (selection 30 %, evaluation 70 %).
+///    "rigorous-cp" on the raw samples (selection 30 %, evaluation 70 %), "rigorous-bernstein"
+///    on the raw samples (selection 10 %, evaluation 90 %), as estimate_from_samples does.
 ///  * 2-D: estimate_from_samples with the logistic-regression score.
 inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::uint64_t seed,
                                              std::uint32_t scenario,
@@ -147,6 +148,11 @@ inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::
   for (Estimate& e : rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas).estimates) {
     out.push_back(std::move(e));
   }
+  const auto n_var = static_cast<std::ptrdiff_t>(0.1 * static_cast<double>(n));
+  const OrderedCells vcells =
+      cells_from_scores({xp.begin(), xp.begin() + n_var}, {xq.begin(), xq.begin() + n_var},
+                        {xp.begin() + n_var, xp.end()}, {xq.begin() + n_var, xq.end()});
+  for (Estimate& e : variational_lower_bound(vcells, alphas).estimates) out.push_back(std::move(e));
   return out;
 }
 

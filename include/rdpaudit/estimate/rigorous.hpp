@@ -56,6 +56,19 @@ struct RigorousOptions {
   std::size_t forecast_family_cells = 256;
 };
 
+/// What one order and direction's bound of the Hoelder + Bernstein method (variational.hpp)
+/// is made of: the chosen contrast and the evaluation
+/// split's moments. "first" is the law in the numerator (P for kForward, P' for kBackward).
+struct ContrastCertificate {
+  double alpha = 0.0;
+  int direction = kForward;
+  double k = 0.0;                       ///< contrast weight, > 0
+  double mean_x = 0.0, mean_y = 0.0;    ///< Xbar (first law), Ybar (second law)
+  double var_x = 0.0, var_y = 0.0;      ///< unbiased sample variances
+  double range_x = 0.0, range_y = 0.0;  ///< a-priori ranges of X and Y
+  double n_x = 0.0, n_y = 0.0;          ///< evaluation sample sizes
+};
+
 /// The bound and what it was made of: enough to recompute the bound at any other level
 /// (rigorous_lower_at, rigorous_p_value) without the samples.
 struct RigorousResult {
@@ -65,7 +78,14 @@ struct RigorousResult {
   std::size_t family_cells = 0;                      ///< distinct cells under Bonferroni
   double per_interval_miss = 0.0;                    ///< miss probability of each interval
   CellCounts evaluation;                             ///< the fine cells' evaluation counts
+  /// Hoelder + Bernstein method (variational.hpp): one certificate per informative-able
+  /// order and direction; family_cells is then the number of orders x directions.
+  std::vector<ContrastCertificate> contrasts;
 };
+
+/// Throws InputError (keys prefixed `key`) unless every position has a selection and an
+/// evaluation count and the positions are non-decreasing.
+void check_ordered_cells(const OrderedCells& cells, const std::string& key);
 
 /// The rigorous lower bound (see the file comment). `value` is the plug-in of the evaluation
 /// frequencies on the partition that gives the largest bound (an empty cell counts 1/2), `lower`
@@ -79,13 +99,21 @@ RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector
 /// chosen partitions and their Bonferroni family are kept, each interval misses with
 /// probability family_miss / (2 family_cells). With probability >= 1 - family_miss the result
 /// is <= R_alpha in the given direction, for every order at once. Non-decreasing in
-/// family_miss. 0 when no partition was chosen.
+/// family_miss. 0 when no partition was chosen. For the Hoelder + Bernstein method
+/// (`contrasts` non-empty) each order and direction gets family_miss / family_cells.
 double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, double family_miss);
 
-/// p-value of the hypothesis R_alpha <= threshold (direction as given): the smallest
-/// family_miss at which rigorous_lower_at exceeds `threshold`, found by bisection in log scale
-/// and rounded up (conservative), in [1e-20, 1]; 1 when even family_miss = 1 does not exceed
-/// it. Valid: if R_alpha <= threshold, P(p <= u) <= P(rigorous_lower_at(u) > R_alpha) <= u.
+/// A lower bound valid for this one order and direction with probability >= 1 - miss (what a
+/// single hypothesis needs; an audit handles the multiplicity of its cells itself). For the
+/// partition method, whose orders share their cells, it is rigorous_lower_at(r, ..., miss);
+/// for the Hoelder + Bernstein method it is the order's own certificate at level miss, with
+/// no Bonferroni over the other orders. 0 where the order was not bounded.
+double rigorous_lower_for_order(const RigorousResult& r, double alpha, int direction, double miss);
+
+/// p-value of the hypothesis R_alpha <= threshold (direction as given): the smallest miss at
+/// which rigorous_lower_for_order exceeds `threshold`, found by bisection in log scale and
+/// rounded up (conservative), in [1e-20, 1]; 1 when even miss = 1 does not exceed it. Valid:
+/// if R_alpha <= threshold, P(p <= u) <= P(rigorous_lower_for_order(u) > R_alpha) <= u.
 double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold);
 
 /// Fine cells for 1-D scores (or 1-D samples): edges at order statistics of the pooled

@@ -9,6 +9,7 @@
 #include "rdpaudit/estimate/histogram.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/estimate/variational.hpp"
 #include "rdpaudit/rng/philox.hpp"
 
 namespace rdpaudit::estimate {
@@ -32,14 +33,22 @@ struct SampleOptions {
   BinningOptions binning;  ///< bins of the plug-in, placed from the selection scores
   PluginOptions plugin;
   RigorousOptions rigorous;
-  std::size_t bulk_cells = 256;  ///< fine cells of the rigorous bound (cells_from_scores)
+  VariationalOptions variational;
+  /// The identity score's Hoelder + Bernstein bound chooses its test functions on this first
+  /// share of the rows and evaluates on the rest: it only needs a scale and clips, and its
+  /// width shrinks with the evaluation size. Learned scores use `selection_fraction` for both
+  /// rigorous methods (the score is fitted there).
+  double variational_selection_fraction = 0.1;
+  std::size_t bulk_cells = 256;  ///< fine cells of the rigorous bounds (cells_from_scores)
 };
 
-/// Histogram plug-in and rigorous lower bound, both directions, every order, for each score.
+/// Histogram plug-in and the two rigorous lower bounds (partition + Clopper-Pearson,
+/// "rigorous-cp"; Hoelder + Bernstein, "rigorous-bernstein"), both directions, every order,
+/// for each score.
 /// The plug-in counts the evaluation split in bins proposed from the selection split; the
 /// rigorous bound chooses on the selection split and bounds on the evaluation split.
 /// `stream` feeds the plug-in's bootstrap (may be null with no replicates). When
-/// `certificates` is given, it receives each score's RigorousResult, from which the audit
+/// `certificates` is given, it receives each score's RigorousResults, from which the audit
 /// recomputes the bound at other levels (rigorous_p_value).
 std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleView& q,
                                             const std::vector<double>& alphas,
