@@ -211,7 +211,9 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
           c.note = "the bound is +infinity";
         } else if (certs.empty()) {
           c.verdict = Verdict::kInconclusive;
-          c.note = "no rigorous estimate (estimate.enabled = false)";
+          c.note =
+              "no rigorous estimate (estimate.enabled = false, or no rigorous method in "
+              "estimate.methods)";
         } else {
           c.tested = true;
           c.verdict = pt.informative ? Verdict::kHolds  // provisional: finish() decides

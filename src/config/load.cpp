@@ -598,6 +598,31 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
   if (!(e.selection_fraction > 0 && e.selection_fraction < 1)) {
     r.fail("estimate.selection_fraction", "must be in (0, 1)");
   }
+  e.variational_selection_fraction =
+      r.number("estimate.variational_selection_fraction").value_or(0.1);
+  if (!(e.variational_selection_fraction > 0 && e.variational_selection_fraction < 1 &&
+        e.selection_fraction + e.variational_selection_fraction < 1)) {
+    r.fail("estimate.variational_selection_fraction",
+           "must be in (0, 1) and, with estimate.selection_fraction, leave rows to evaluate on");
+  }
+  if (auto methods = r.strings("estimate.methods")) {
+    const std::vector<std::string> known = EstimateSpec{}.methods;
+    for (std::size_t i = 0; i < methods->size(); ++i) {
+      const std::string& m = (*methods)[i];
+      const std::string key = "estimate.methods[" + std::to_string(i) + "]";
+      if (std::find(known.begin(), known.end(), m) == known.end()) {
+        throw InputError(key, m,
+                         "unknown method (known: histogram-plugin, rigorous-cp, "
+                         "rigorous-bernstein, exact)");
+      }
+      if (std::find(methods->begin(), methods->begin() + static_cast<std::ptrdiff_t>(i), m) !=
+          methods->begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw InputError(key, m, "named twice");
+      }
+    }
+    if (methods->empty()) r.fail("estimate.methods", "must name at least one method");
+    e.methods = *methods;
+  }
   e.patterns = static_cast<int>(r.integer("estimate.patterns").value_or(4096));
   if (e.patterns < 1 || e.patterns > 1'000'000) r.fail("estimate.patterns", "must be in [1, 10^6]");
   e.bootstrap = static_cast<int>(r.integer("estimate.bootstrap").value_or(200));

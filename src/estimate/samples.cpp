@@ -73,35 +73,42 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
       eq = model->scores(eval_q);
     }
     // Plug-in: bins placed from the selection scores, evaluation scores counted.
-    const auto edges =
-        propose_edges(view_of(sp), view_of(sq), std::max(ep.size(), eq.size()), options.binning);
-    const CellCounts counts{tally(edges, view_of(ep)), tally(edges, view_of(eq))};
-    for (Estimate& e : histogram_plugin(counts, alphas, options.plugin, stream, {},
-                                        prefix + "histogram-plugin")) {
-      out.push_back(std::move(e));
+    if (options.run_plugin) {
+      const auto edges =
+          propose_edges(view_of(sp), view_of(sq), std::max(ep.size(), eq.size()), options.binning);
+      const CellCounts counts{tally(edges, view_of(ep)), tally(edges, view_of(eq))};
+      for (Estimate& e : histogram_plugin(counts, alphas, options.plugin, stream, {},
+                                          prefix + "histogram-plugin")) {
+        out.push_back(std::move(e));
+      }
     }
-    const OrderedCells cells = cells_from_scores(sp, sq, ep, eq, options.bulk_cells);
     std::vector<RigorousResult> bounds;
-    bounds.push_back(rigorous_lower_bound(cells, alphas, options.rigorous, prefix + "rigorous-cp"));
-    // The Hoelder + Bernstein bound chooses its test function on rows the score was not
-    // fitted to: a learned score is optimistic on its own fitting rows (a KDE ratio much
-    // more than a logistic one), and a forecast made there picks test functions that fail on
-    // evaluation. Its rows: the identity score's from the first, a learned score's after the
-    // score's selection split; the first variational_selection_fraction of all rows choose.
-    std::vector<double> vp = s == Score::kIdentity ? values(p) : std::move(ep);
-    std::vector<double> vq = s == Score::kIdentity ? values(q) : std::move(eq);
-    const auto vsel_p = static_cast<std::ptrdiff_t>(n_variational_p);
-    const auto vsel_q = static_cast<std::ptrdiff_t>(n_variational_q);
-    if (vp.size() < n_variational_p + 2 || vq.size() < n_variational_q + 2) {
-      throw InputError("samples.variational_selection_fraction",
-                       std::to_string(options.variational_selection_fraction),
-                       "leaves fewer than 2 evaluation rows after the score's selection split");
+    if (options.run_partition) {
+      const OrderedCells cells = cells_from_scores(sp, sq, ep, eq, options.bulk_cells);
+      bounds.push_back(
+          rigorous_lower_bound(cells, alphas, options.rigorous, prefix + "rigorous-cp"));
     }
-    const OrderedCells vcells = cells_from_scores(
-        {vp.begin(), vp.begin() + vsel_p}, {vq.begin(), vq.begin() + vsel_q},
-        {vp.begin() + vsel_p, vp.end()}, {vq.begin() + vsel_q, vq.end()}, options.bulk_cells);
-    bounds.push_back(variational_lower_bound(vcells, alphas, options.variational,
-                                             prefix + "rigorous-bernstein"));
+    if (options.run_bernstein) {
+      // The Hoelder + Bernstein bound chooses its test function on rows the score was not
+      // fitted to: a learned score is optimistic on its own fitting rows (a KDE ratio much
+      // more than a logistic one), and a forecast made there picks test functions that fail on
+      // evaluation. Its rows: the identity score's from the first, a learned score's after the
+      // score's selection split; the first variational_selection_fraction of all rows choose.
+      std::vector<double> vp = s == Score::kIdentity ? values(p) : std::move(ep);
+      std::vector<double> vq = s == Score::kIdentity ? values(q) : std::move(eq);
+      const auto vsel_p = static_cast<std::ptrdiff_t>(n_variational_p);
+      const auto vsel_q = static_cast<std::ptrdiff_t>(n_variational_q);
+      if (vp.size() < n_variational_p + 2 || vq.size() < n_variational_q + 2) {
+        throw InputError("samples.variational_selection_fraction",
+                         std::to_string(options.variational_selection_fraction),
+                         "leaves fewer than 2 evaluation rows after the score's selection split");
+      }
+      const OrderedCells vcells = cells_from_scores(
+          {vp.begin(), vp.begin() + vsel_p}, {vq.begin(), vq.begin() + vsel_q},
+          {vp.begin() + vsel_p, vp.end()}, {vq.begin() + vsel_q, vq.end()}, options.bulk_cells);
+      bounds.push_back(variational_lower_bound(vcells, alphas, options.variational,
+                                               prefix + "rigorous-bernstein"));
+    }
     for (RigorousResult& r : bounds) {
       out.insert(out.end(), r.estimates.begin(), r.estimates.end());
       if (certificates) certificates->push_back(std::move(r));

@@ -40,12 +40,22 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::Scenar
   options.selection_fraction = spec.selection_fraction;
   options.rigorous.confidence = spec.confidence;
   options.variational.confidence = spec.confidence;
+  options.variational_selection_fraction = spec.variational_selection_fraction;
+  options.run_plugin = spec.runs("histogram-plugin");
+  options.run_partition = spec.runs("rigorous-cp");
+  options.run_bernstein = spec.runs("rigorous-bernstein");
   options.plugin.confidence = spec.confidence;
   options.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
   rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});
-  out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap, &out.rigorous);
+  if (options.run_plugin || options.run_partition || options.run_bernstein) {
+    out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap, &out.rigorous);
+  }
 
   // Exact (enumerated patterns) or Rao-Blackwellised (sampled patterns) for affine updates.
+  if (!spec.runs("exact")) {
+    out.mixture = "none: not among estimate.methods";
+    return out;
+  }
   std::string why;
   const auto mix = sim::quadratic_last_iterate_mixture(s, seed, spec.patterns, why);
   if (mix && s.dim <= 2) {

@@ -166,6 +166,15 @@ TEST_CASE("bad input names the key, the value and what was expected", "[config]"
   SECTION("TOML syntax error names the line") {
     CHECK_THAT(error_of(kBase + "eta = = 1\n"), Catch::Contains("test.toml:20:"));
   }
+  SECTION("estimate keys: an unknown or repeated method, a split leaving nothing") {
+    CHECK_THAT(error_of(kBase + "[estimate]\nmethods = [\"rigorous-cp\", \"kde\"]\n"),
+               Catch::Contains("estimate.methods[1]") && Catch::Contains("kde") &&
+                   Catch::Contains("unknown method"));
+    CHECK_THAT(error_of(kBase + "[estimate]\nmethods = [\"exact\", \"exact\"]\n"),
+               Catch::Contains("estimate.methods[1]") && Catch::Contains("named twice"));
+    CHECK_THAT(error_of(kBase + "[estimate]\nvariational_selection_fraction = 0.8\n"),
+               Catch::Contains("estimate.variational_selection_fraction"));
+  }
   SECTION("explicit points of the wrong width") {
     const std::string text = R"(
 [experiment]

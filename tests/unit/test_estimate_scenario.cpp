@@ -54,14 +54,25 @@ bootstrap = 0
       CHECK(x.informative);
       CHECK(x.value == Approx(truth).epsilon(1e-6));
     }
-    if (x.method == "rigorous-cp" && x.informative) {
+    if ((x.method == "rigorous-cp" || x.method == "rigorous-bernstein") && x.informative) {
       ++rigorous_rows;
       // 95 % family-wise over all orders and both directions: one seeded run.
       CHECK(x.lower <= truth);
     }
   }
   CHECK(exact_rows == 2 * static_cast<int>(e.alphas.size()));
-  CHECK(rigorous_rows > 0);
+  CHECK(rigorous_rows > 2 * static_cast<int>(e.alphas.size()));  // both methods informative
+  CHECK(e.rigorous.size() == 2);                                 // one certificate each
+
+  // estimate.methods runs only the methods named.
+  auto only = s;
+  only.estimate.methods = {"rigorous-bernstein"};
+  const auto b = estimate::estimate_scenario(only, t, spec.seed);
+  REQUIRE(b.rigorous.size() == 1);
+  CHECK(b.rigorous[0].method == "rigorous-bernstein");
+  CHECK(b.mixture == "none: not among estimate.methods");
+  for (const auto& x : b.estimates) CHECK(x.method == "rigorous-bernstein");
+  CHECK(b.estimates.size() == 2 * b.alphas.size());
 }
 
 TEST_CASE("the simulator's mixture of the Figure 2 setting gives the mpmath reference values",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -92,8 +93,17 @@ struct EstimateSpec {
   double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
   long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
   double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
-  int patterns = 4096;               ///< sampled batch schedules of the Rao-Blackwell mixture
-  int bootstrap = 200;               ///< bootstrap replicates of the plug-in (diagnostic)
+  /// Share of the rows on which rigorous-bernstein chooses its test functions.
+  double variational_selection_fraction = 0.1;
+  /// Methods run (estimate.methods): "histogram-plugin", "rigorous-cp", "rigorous-bernstein",
+  /// "exact" (quadrature or Rao-Blackwell, quadratic loss only); default all of them.
+  std::vector<std::string> methods = {"histogram-plugin", "rigorous-cp", "rigorous-bernstein",
+                                      "exact"};
+  bool runs(const std::string& method) const {
+    return std::find(methods.begin(), methods.end(), method) != methods.end();
+  }
+  int patterns = 4096;  ///< sampled batch schedules of the Rao-Blackwell mixture
+  int bootstrap = 200;  ///< bootstrap replicates of the plug-in (diagnostic)
 };
 
 struct Scenario {

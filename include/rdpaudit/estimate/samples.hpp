@@ -39,6 +39,8 @@ struct SampleOptions {
   /// width shrinks with the evaluation size. Learned scores use `selection_fraction` for both
   /// rigorous methods (the score is fitted there).
   double variational_selection_fraction = 0.1;
+  /// Which methods run (the experiment file's estimate.methods).
+  bool run_plugin = true, run_partition = true, run_bernstein = true;
   std::size_t bulk_cells = 256;  ///< fine cells of the rigorous bounds (cells_from_scores)
 };
 
