@@ -5,14 +5,16 @@
 // cells, level 0.05. A run with any violated cell is a false violation; over 200 seeded runs a
 // procedure at exactly the nominal level has Binomial(200, 0.05) of them: more than 20 has
 // probability < 0.2 %, while a procedure at a true rate of 15 % passes with probability < 0.1 %.
-// Power: the same audits hold 40 % of the exact value; a violation must be found in >= 90 % of
-// runs (measured: 100 of 100; at 50 % it is 94 of 100), so an auditor that misses real
-// violations fails.
+// Power: the same audits hold 60 % of the exact value; a violation must be found in >= 90 % of
+// runs, so an auditor that misses real violations fails. Measured with both rigorous methods
+// (Bonferroni over the two, as the audit does): 100 of 100 runs at 50 % and 60 %, 99 at 70 %,
+// 57 at 80 %, 0 at 90 %; with the partition bound alone it was 94 of 100 at 50 %.
 // docs/studies/false_violation.md repeats this through the whole command line.
 #include <catch2/catch.hpp>
 
 #include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
+#include "rdpaudit/estimate/variational.hpp"
 #include "test_estimate_support.hpp"
 
 using namespace rdpaudit;
@@ -33,12 +35,22 @@ int runs_with_violation(double factor, int runs) {
     const auto xq = testing::draw(q, 20000, seed, 93, 1);
     const std::vector<double> sp(xp.begin(), xp.begin() + 6000), sq(xq.begin(), xq.begin() + 6000);
     const std::vector<double> ep(xp.begin() + 6000, xp.end()), eq(xq.begin() + 6000, xq.end());
-    const RigorousResult r = rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas);
+    // Both rigorous methods, as the audit runs them (partition on a 30/70 split, Hoelder +
+    // Bernstein on a 10/90 split), Bonferroni over the two.
+    const RigorousResult cp = rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas);
+    const std::vector<double> vsp(xp.begin(), xp.begin() + 2000),
+        vsq(xq.begin(), xq.begin() + 2000);
+    const std::vector<double> vep(xp.begin() + 2000, xp.end()), veq(xq.begin() + 2000, xq.end());
+    const RigorousResult vb =
+        variational_lower_bound(cells_from_scores(vsp, vsq, vep, veq), alphas);
     std::vector<audit::Cell> cells;
     for (const Estimate& t : truth) {
       audit::Cell cell;
       cell.tested = true;
-      cell.p_value = rigorous_p_value(r, t.alpha, t.direction, factor * t.value);
+      const double threshold = factor * t.value;
+      cell.p_value =
+          std::min(1.0, 2.0 * std::min(rigorous_p_value(cp, t.alpha, t.direction, threshold),
+                                       rigorous_p_value(vb, t.alpha, t.direction, threshold)));
       cells.push_back(cell);
     }
     audit::holm_adjust(cells);
@@ -57,8 +69,8 @@ TEST_CASE("false-violation rate of the verdict on an exactly tight bound", "[aud
   CHECK(false_violations <= 20);
 }
 
-TEST_CASE("power of the verdict on a bound at 40 % of the truth", "[audit][statistical]") {
-  const int found = runs_with_violation(0.4, 100);
+TEST_CASE("power of the verdict on a bound at 60 % of the truth", "[audit][statistical]") {
+  const int found = runs_with_violation(0.6, 100);
   INFO("violations found in 100 runs: " << found);
   CHECK(found >= 90);
 }

@@ -37,10 +37,10 @@
 // order and direction, among test functions g = c h(clamp(i, lo, hi)) on the fine cells i
 // (h: the cells' positions, i.e. the coordinate or a learned log-ratio score, so g is linear
 // in it, which is exact for a Gaussian pair; scale c; clip cells lo, hi), the one whose bound
-// forecast on the selection split (evaluation-sized widths) is largest, and k from the same
-// selection moments. The evaluation split then gives
-// the certificate of each order and direction: its means, variances and counts, from which
-// the bound is recomputed at any level.
+// forecast on the selection split (evaluation-sized widths) is largest, found by coordinate
+// ascent over c, lo and hi, and k from the same selection moments. The evaluation split then
+// gives the certificate of each order and direction: its means, variances and counts, from
+// which the bound is recomputed at any level.
 #pragma once
 
 #include <cstdint>
