@@ -63,11 +63,20 @@ with load(out) as r:
     check(jc.sum() == 2000, "2-D histogram total")
     check(s.samples("D").shape == (50, 2), "raw samples")
     check(s.covariance("D").shape == (2, 2), "covariance")
-    check(r.format_version == (1, 2), f"format version {r.format_version}")
+    check(r.format_version == (1, 3), f"format version {r.format_version}")
     rows = s.estimates()
     check(len(rows) > 0, "estimates stored")
     methods = {x["method"] for x in rows}
     check("exact-quadrature" in methods, f"exact estimates for the quadratic loss ({methods})")
+    check(all(any(m.endswith(k) for m in methods) for k in ("rigorous-cp", "rigorous-bernstein")),
+          f"both rigorous bounds ({methods})")
+    with h5py.File(out, "r") as f:
+        est = f["scenarios"]["0001"]["estimates"].attrs
+        stored = [m.decode() if isinstance(m, bytes) else m for m in est["methods"]]
+        check(stored == ["histogram-plugin", "rigorous-cp", "rigorous-bernstein", "exact"],
+              f"estimate.methods stored ({stored})")
+        check(abs(est["variational_selection_fraction"] - 0.1) < 1e-12,
+              "variational_selection_fraction stored")
     exact = s.estimates(method="exact-quadrature", direction=0)
     check(all(x["informative"] and x["value"] >= 0 for x in exact), "exact values informative")
     check(abs(exact[0]["alpha"] - 1.1) < 1e-12, "dp_accounting grid starts at 1.1")
