@@ -28,10 +28,8 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
   };
   const auto [sel_p, eval_p] = split(p, options.selection_fraction);
   const auto [sel_q, eval_q] = split(q, options.selection_fraction);
-  const auto n_variational_p = static_cast<std::size_t>(
-      std::floor(options.variational_selection_fraction * static_cast<double>(p.rows)));
-  const auto n_variational_q = static_cast<std::size_t>(
-      std::floor(options.variational_selection_fraction * static_cast<double>(q.rows)));
+  const std::size_t n_variational_p = split(p, options.variational_selection_fraction).first.rows;
+  const std::size_t n_variational_q = split(q, options.variational_selection_fraction).first.rows;
   for (std::size_t rows :
        {sel_p.rows, sel_q.rows, eval_p.rows, eval_q.rows, n_variational_p, n_variational_q}) {
     if (rows < 2) {

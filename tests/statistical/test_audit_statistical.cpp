@@ -33,16 +33,11 @@ int runs_with_violation(double factor, int runs) {
     const auto seed = static_cast<std::uint64_t>(rep);
     const auto xp = testing::draw(p, 20000, seed, 93, 0);
     const auto xq = testing::draw(q, 20000, seed, 93, 1);
-    const std::vector<double> sp(xp.begin(), xp.begin() + 6000), sq(xq.begin(), xq.begin() + 6000);
-    const std::vector<double> ep(xp.begin() + 6000, xp.end()), eq(xq.begin() + 6000, xq.end());
     // Both rigorous methods, as the audit runs them (partition on a 30/70 split, Hoelder +
     // Bernstein on a 10/90 split), Bonferroni over the two.
-    const RigorousResult cp = rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas);
-    const std::vector<double> vsp(xp.begin(), xp.begin() + 2000),
-        vsq(xq.begin(), xq.begin() + 2000);
-    const std::vector<double> vep(xp.begin() + 2000, xp.end()), veq(xq.begin() + 2000, xq.end());
+    const RigorousResult cp = rigorous_lower_bound(testing::cells_split_at(xp, xq, 6000), alphas);
     const RigorousResult vb =
-        variational_lower_bound(cells_from_scores(vsp, vsq, vep, veq), alphas);
+        variational_lower_bound(testing::cells_split_at(xp, xq, 2000), alphas);
     std::vector<audit::Cell> cells;
     for (const Estimate& t : truth) {
       audit::Cell cell;

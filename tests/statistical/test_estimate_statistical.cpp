@@ -108,18 +108,8 @@ TEST_CASE("rigorous bounds cover the truth over 200 seeded replications",
     for (std::uint64_t rep = 1; rep <= 200; ++rep) {
       const auto xp = testing::draw(c.p, 20000, rep, 91, 0);
       const auto xq = testing::draw(c.q, 20000, rep, 91, 1);
-      const auto part = [](const std::vector<double>& x, std::size_t a, std::size_t b) {
-        return std::vector<double>(x.begin() + static_cast<std::ptrdiff_t>(a),
-                                   x.begin() + static_cast<std::ptrdiff_t>(b));
-      };
-      const std::size_t n = xp.size();
-      const auto cp = rigorous_lower_bound(cells_from_scores(part(xp, 0, 6000), part(xq, 0, 6000),
-                                                             part(xp, 6000, n), part(xq, 6000, n)),
-                                           alphas);
-      const auto vb =
-          variational_lower_bound(cells_from_scores(part(xp, 0, 2000), part(xq, 0, 2000),
-                                                    part(xp, 2000, n), part(xq, 2000, n)),
-                                  alphas);
+      const auto cp = rigorous_lower_bound(testing::cells_split_at(xp, xq, 6000), alphas);
+      const auto vb = variational_lower_bound(testing::cells_split_at(xp, xq, 2000), alphas);
       for (const auto* r : {&cp, &vb}) {
         bool covered = true;
         auto& [failures, informative] = tally[r->method];

@@ -113,6 +113,15 @@ inline Case known_truth_case(const std::string& name) {
   throw std::invalid_argument("no known-truth case " + name);
 }
 
+/// Fine cells of 1-D samples split by position: the first `n_selection` of each side choose,
+/// the rest are counted (as estimate_from_samples splits its rows).
+inline OrderedCells cells_split_at(const std::vector<double>& xp, const std::vector<double>& xq,
+                                   std::size_t n_selection) {
+  const auto k = static_cast<std::ptrdiff_t>(n_selection);
+  return cells_from_scores({xp.begin(), xp.begin() + k}, {xq.begin(), xq.begin() + k},
+                           {xp.begin() + k, xp.end()}, {xq.begin() + k, xq.end()});
+}
+
 /// One seeded replication of the sample-based estimators on a known-truth case with n samples
 /// per side, as the audit would run them:
 ///  * 1-D: "histogram-plugin" on all n samples in bins proposed from an independent pilot
@@ -142,16 +151,11 @@ inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::
   PluginOptions po;
   po.bootstrap_replicates = bootstrap;
   std::vector<Estimate> out = histogram_plugin(counts, alphas, po, &boot);
-  const auto n_sel = static_cast<std::ptrdiff_t>(0.3 * static_cast<double>(n));
-  const std::vector<double> sp(xp.begin(), xp.begin() + n_sel), sq(xq.begin(), xq.begin() + n_sel);
-  const std::vector<double> ep(xp.begin() + n_sel, xp.end()), eq(xq.begin() + n_sel, xq.end());
-  for (Estimate& e : rigorous_lower_bound(cells_from_scores(sp, sq, ep, eq), alphas).estimates) {
+  const auto share = [n](double f) { return static_cast<std::size_t>(f * static_cast<double>(n)); };
+  for (Estimate& e : rigorous_lower_bound(cells_split_at(xp, xq, share(0.3)), alphas).estimates) {
     out.push_back(std::move(e));
   }
-  const auto n_var = static_cast<std::ptrdiff_t>(0.1 * static_cast<double>(n));
-  const OrderedCells vcells =
-      cells_from_scores({xp.begin(), xp.begin() + n_var}, {xq.begin(), xq.begin() + n_var},
-                        {xp.begin() + n_var, xp.end()}, {xq.begin() + n_var, xq.end()});
+  const OrderedCells vcells = cells_split_at(xp, xq, share(0.1));
   for (Estimate& e : variational_lower_bound(vcells, alphas).estimates) out.push_back(std::move(e));
   return out;
 }
