@@ -7,6 +7,9 @@ Writes, into DIR (default: the directory of RESULTS.h5), and prints the paths of
                                one column per value of the other swept keys: the applicable
                                bounds, the point estimate, the rigorous lower bound, violations
   <experiment>_tightness.png   the same layout, bound / estimate per bound (1 = tight)
+  <experiment>_margin.png      the same layout, bound / certified lower bound per bound: the
+                               margin a "not rejected" cell was tested with; cells flagged
+                               "close" (margin below the file's close_margin) are marked
   <experiment>_histograms.png  last-iterate histograms of D and D' (coordinate 0) for up to six
                                scenarios spread over the sweep
 A file without /audit (format < 1.2) gets the histograms only. Exit status 2, with a
@@ -113,20 +116,29 @@ class CellGrid:
               c["bound"].astype(int), np.searchsorted(self.alphas, c["alpha"]),
               c["direction"].astype(int))
         num = {}
-        for k in ("bound_value", "estimate", "lower", "tightness_estimate"):
+        for k in ("bound_value", "estimate", "lower", "tightness_estimate", "tightness_lower"):
             num[k] = np.full(shape, np.nan)
             num[k][at] = c[k]
         method = np.full(shape, "", dtype=object)
         method[at] = c["estimate_method"]
         violated = np.zeros(shape, dtype=bool)
-        violated[at] = c["verdict"] == "violated"
+        violated[at] = np.char.startswith(c["verdict"].astype(str), "violated")
+        close = np.zeros(shape, dtype=bool)
+        close[at] = c["close"] != 0
+        not_rejected = np.zeros(shape, dtype=bool)
+        not_rejected[at] = c["verdict"] == "not rejected"
         with np.errstate(invalid="ignore"):
             # Bound values do not depend on the direction; take whichever is stored.
             self.bound = np.fmax(num["bound_value"][..., 0], num["bound_value"][..., 1])
             # bound / max-direction estimate = the smaller tightness of the two directions.
             self.tightness = np.fmin(num["tightness_estimate"][..., 0],
                                      num["tightness_estimate"][..., 1])
+            # The margin a bound was tested with: the smaller of the two directions, over
+            # not-rejected cells only (a violated or exact cell has no margin to speak of).
+            margin = np.where(not_rejected, num["tightness_lower"], np.nan)
+            self.margin = np.fmin(margin[..., 0], margin[..., 1])
         self.violated = violated.any(axis=3)
+        self.close = close.any(axis=3)
         # The estimate and the lower bound belong to (scenario, alpha, direction), repeated
         # on the cells of every bound (the lower bound only on tested cells: applicable,
         # finite bound; 0 elsewhere): reduce over bounds and directions together. The maximum
@@ -234,6 +246,24 @@ def draw_tightness(ax, grid, rows, xs, a, styles, methods):
     return drawn
 
 
+def draw_margin(ax, grid, rows, xs, a, styles, methods, close_margin=1.2):
+    """One panel of the margin figure at order a: bound / certified lower bound per bound
+    where the cell was not rejected, orange squares on close cells. Returns whether there was
+    anything to draw."""
+    ax.axhline(1.0, color="k", lw=0.8, ls=":", label="bound = certified lower bound")
+    ax.axhline(close_margin, color="tab:orange", lw=0.8, ls="--",
+               label=f"close: margin < {close_margin:g}")
+    m = grid.margin[rows, :, a]
+    drawn = plot_bounds(ax, m, xs, styles, grid.names)
+    pts, bs = np.nonzero(grid.close[rows, :, a] & ~np.isnan(positive(m)))
+    if len(pts):
+        ax.plot(xs[pts], m[pts, bs], ls="none", marker="s", ms=9, mfc="none",
+                mec="tab:orange", mew=1.4, label="close cell")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(min(lo, 0.8), max(hi, 3.0))
+    return drawn
+
+
 def mark_violations(ax, grid, rows, xs, a, y):
     """Red circles where y[point, bound] is drawn, for every (scenario, bound) violated at
     order a: at the value, or on the bottom edge where it is <= 0."""
@@ -336,10 +366,13 @@ def audit_figures(r, audit):
               "order (the bounds bound both directions). ")
     if np.all(np.isnan(grid.estimate)):
         common += "No point estimates in this file (disabled or uninformative). "
-    verdicts = (f"Red circles: cells with verdict 'violated' (rigorous lower bound above the "
+    verdicts = (f"Red circles: cells violated, by the samples (rigorous lower bound above the "
                 f"bound; {audit.attrs.get('correction', '?')} over "
                 f"m = {audit.attrs.get('hypotheses', '?')} cells, family-wise level "
-                f"δ = {level:g}).")
+                f"δ = {level:g}) or by the exact value. Samples can show a bound violated, "
+                "never valid: elsewhere a bound is only not rejected, or valid where the exact "
+                "value shows it.")
+    close_margin = float(audit.attrs.get("close_margin", 1.2))
 
     def edge(values, what):
         return (f"Triangles on the bottom edge: {what} ≤ 0, which a log axis cannot show. "
@@ -359,6 +392,14 @@ def audit_figures(r, audit):
             "(below 1: the bound is below the empirical value)",
             common + edge(grid.tightness, "bound ÷ estimate") + verdicts,
             "no applicable bound with an estimate"),
+        "margin": audit_figure(
+            r, grid, layout,
+            lambda *a: draw_margin(*a, close_margin=close_margin), "bound ÷ lower bound",
+            "margin of the bounds not rejected, bound ÷ certified lower bound\n"
+            f"(below {close_margin:g}: close — more trajectories could reject the bound)",
+            common + "Drawn only where the cell was tested and not rejected; the certified "
+            "lower bound is simultaneous over all cells at level δ. " + verdicts,
+            "no bound not rejected here"),
     }
 
 
@@ -376,22 +417,29 @@ def main(argv=None):
         where = "" if isinstance(e, FormatError) else f"{args.results}: "  # FormatError has it
         print(f"audit_plots: error: {where}{e}", file=sys.stderr)
         return 2
-    with r:
-        name = r.attrs.get("experiment_name") or \
-            os.path.splitext(os.path.basename(args.results))[0]
-        audit = r.audit()
-        figures = {}
-        if audit is None:
-            print(f"note: {args.results} has no /audit group (format "
-                  f"{r.format_version[0]}.{r.format_version[1]}); drawing the histograms only")
-        elif len(audit) == 0:
-            print(f"note: {args.results} has an empty /audit/cells table; "
-                  "drawing the histograms only")
-        else:
-            figures = audit_figures(r, audit)
-        figures["histograms"] = histogram_figure(r)
-        for suffix, fig in figures.items():
-            print(save(fig, os.path.join(out, f"{name}_{suffix}.png")))
+    try:
+        with r:
+            name = r.attrs.get("experiment_name") or \
+                os.path.splitext(os.path.basename(args.results))[0]
+            audit = r.audit()
+            figures = {}
+            if audit is None:
+                print(f"note: {args.results} has no /audit group (format "
+                      f"{r.format_version[0]}.{r.format_version[1]}); drawing the histograms "
+                      "only")
+            elif len(audit) == 0:
+                print(f"note: {args.results} has an empty /audit/cells table; "
+                      "drawing the histograms only")
+            else:
+                figures = audit_figures(r, audit)
+            figures["histograms"] = histogram_figure(r)
+    except Exception as e:  # a damaged file: one line naming it, no traceback, nothing drawn
+        plt.close("all")
+        print(f"audit_plots: error: {args.results}: not an intact results file "
+              f"({type(e).__name__}: {str(e)[:200]})", file=sys.stderr)
+        return 2
+    for suffix, fig in figures.items():
+        print(save(fig, os.path.join(out, f"{name}_{suffix}.png")))
     return 0
 
 

@@ -10,7 +10,7 @@
     b.names, b.alphas, b.values                  # values[bound, order]; NaN: not applicable
     a = r.audit()                                # format >= 1.2, else None
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
-    violated = a.cells["verdict"] == "violated"  # columns are numpy arrays (strings decoded)
+    violated = np.char.startswith(a.cells["verdict"], "violated")  # numpy arrays of str
 
 Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy.
 """
@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 
 FILETYPE = "rdpaudit-results"
-SUPPORTED_MAJOR = 1
+SUPPORTED_MAJOR = 2
 
 
 class FormatError(ValueError):
@@ -68,16 +68,19 @@ class Bounds(NamedTuple):
 
 
 class Audit:
-    """The run's `/audit` group (format >= 1.2).
+    """The run's `/audit` group.
 
-    attrs   dict: level, correction, hypotheses, violated_cells, unexpected
+    attrs   dict: level, correction, hypotheses, violated_cells, close_margin, unexpected
     bounds  dict of columns, one row per audited bound: name, kind, source, expect, outcome,
-            as_expected, cells_violated, cells_holds, cells_inconclusive,
-            cells_not_applicable, evidence
+            as_expected, cells_violated_exact, cells_violated, cells_not_rejected,
+            cells_valid_exact, cells_inconclusive, cells_not_applicable, close_cells,
+            min_margin, evidence
     cells   dict of columns, one row per (scenario, bound, alpha, direction): scenario, bound
             (row of `bounds`), alpha, direction, bound_value, estimate, estimate_method,
-            exact, lower, lower_method, p_value, p_holm, verdict, tightness_estimate,
-            tightness_lower, note
+            exact, exact_lower, exact_upper, lower, lower_method, p_method, p_value, p_holm,
+            verdict, tightness_estimate, tightness_lower, close, note
+    Verdicts (docs/methods.md): "violated (exact)", "violated", "not rejected",
+    "valid (exact)", "inconclusive", "not applicable".
     """
 
     def __init__(self, group: h5py.Group):

@@ -38,8 +38,14 @@ int report_command(const std::string& file);
 /// Runs python/plots/audit_plots.py with /usr/bin/python3 (or $RDPAUDIT_PYTHON).
 int plot_command(const std::string& file, const std::string& out_dir);
 
-/// The per-bound verdict table shared by check and report.
+/// The per-bound verdict table shared by check, report and run.
 void print_bound_table(const audit::AuditResult& a);
+/// One line: the level, the Holm family's size and the count of cells in each verdict.
+void print_audit_counts(const audit::AuditResult& a);
+/// The close cells (not rejected by a small margin), smallest margin first, at most `limit`.
+void print_close_cells(const audit::AuditResult& a, std::size_t limit);
+/// The strongest evidence of each violated bound.
+void print_evidence(const audit::AuditResult& a);
 
 /// "key=value key=value" of a scenario's sweep point, or "-".
 std::string describe_point(const config::Scenario& s);

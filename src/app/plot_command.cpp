@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/io/results_reader.hpp"
 
 namespace rdpaudit::app {
 
@@ -26,6 +27,8 @@ int plot_command(const std::string& file, const std::string& out_dir) {
   if (!std::filesystem::is_regular_file(file)) {
     throw InputError("RESULTS", file, "an existing results file");
   }
+  // The same checks as check and report (exit 2 on a damaged file) before Python reads it.
+  (void)io::read_results(file);
   const char* env = std::getenv("RDPAUDIT_PYTHON");
   const std::string python = env && *env ? env : "/usr/bin/python3";
   std::string command = quoted(python) + " " +

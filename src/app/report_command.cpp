@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -22,22 +23,37 @@ int report_command(const std::string& file) {
   fmt::print("format       {}.{}\n", s.format_major, s.format_minor);
   fmt::print("trajectories {} per dataset and scenario\n\n", s.trajectories);
 
-  // Per scenario: the largest estimate and lower bound over both directions at each order.
-  std::map<std::pair<int, double>, std::pair<double, double>> best;
+  // Per scenario and order: the direction with the larger point estimate (the larger lower
+  // bound where neither has an estimate), its estimate and its simultaneous lower bound, so
+  // that both numbers always come from the same direction.
+  struct Direction {
+    double estimate = NAN, lower = 0.0;
+  };
+  std::map<std::pair<int, double>, std::array<Direction, 2>> at;
   for (const auto& c : s.audit.cells) {
-    auto& v = best.try_emplace({c.scenario, c.alpha}, NAN, 0.0).first->second;
-    if (!std::isnan(c.estimate))
-      v.first = std::isnan(v.first) ? c.estimate : std::max(v.first, c.estimate);
-    v.second = std::max(v.second, c.lower);
+    auto& d = at[{c.scenario, c.alpha}][static_cast<std::size_t>(c.direction)];
+    if (!std::isnan(c.estimate)) d.estimate = c.estimate;
+    d.lower = std::max(d.lower, c.lower);
   }
+  const auto larger = [](const std::array<Direction, 2>& d) -> std::size_t {
+    if (!std::isnan(d[0].estimate) || !std::isnan(d[1].estimate)) {
+      if (std::isnan(d[1].estimate)) return 0;
+      if (std::isnan(d[0].estimate)) return 1;
+      return d[1].estimate > d[0].estimate ? 1 : 0;
+    }
+    return d[1].lower > d[0].lower ? 1 : 0;
+  };
   fmt::print("{:>4}  {:<36} {:>8}  {}\n", "#", "sweep point", "seconds",
-             "R_alpha: estimate [simultaneous lower bound], larger direction");
+             "R_alpha: estimate [simultaneous lower bound] of the larger direction (> P||P', < "
+             "P'||P)");
   double total = 0;
   for (const auto& sc : s.scenarios) {
     std::string cols;
-    for (const auto& [key, v] : best) {
+    for (const auto& [key, d] : at) {
       if (key.first != sc.index) continue;
-      cols += fmt::format("  a={:g}: {:.4g} [{:.3g}]", key.second, v.first, v.second);
+      const std::size_t k = larger(d);
+      cols += fmt::format("  a={:g}: {:.4g} [{:.3g}] {}", key.second, d[k].estimate, d[k].lower,
+                          k == 0 ? ">" : "<");
     }
     fmt::print("{:>4}  {:<36} {:>8.2f} {}\n", sc.index, sc.sweep_point, sc.seconds, cols);
     total += sc.seconds;
@@ -47,12 +63,10 @@ int report_command(const std::string& file) {
     fmt::print("no audit in this file (format {}.{})\n", s.format_major, s.format_minor);
     return 0;
   }
-  fmt::print("audit: family-wise level {:g}, Holm over {} tested cells, {} violated\n\n",
-             s.audit.level, s.audit.hypotheses, s.audit.violated_cells());
+  print_audit_counts(s.audit);
   print_bound_table(s.audit);
-  for (const auto& b : s.audit.bounds) {
-    if (!b.evidence.empty()) fmt::print("\n{} violated: {}\n", b.name, b.evidence);
-  }
+  print_evidence(s.audit);
+  print_close_cells(s.audit, 10);
   fmt::print("\n{} bound(s) not as expected (rdpaudit check exits non-zero on them)\n",
              s.audit.unexpected());
   return 0;

@@ -16,7 +16,9 @@ namespace rdpaudit::audit {
 
 namespace {
 
-constexpr const char* kVerdictNames[] = {"violated", "holds", "inconclusive", "not applicable"};
+constexpr const char* kVerdictNames[kVerdictCount] = {"violated (exact)", "violated",
+                                                      "not rejected",     "valid (exact)",
+                                                      "inconclusive",     "not applicable"};
 
 bool same_alpha(double a, double b) {
   return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a));
@@ -46,10 +48,16 @@ std::string_view to_string(Verdict v) {
 }
 
 Verdict parse_verdict(std::string_view text, const std::string& key) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kVerdictCount; ++i) {
     if (text == kVerdictNames[i]) return static_cast<Verdict>(i);
   }
-  throw InputError(key, std::string(text), "one of violated, holds, inconclusive, not applicable");
+  throw InputError(key, std::string(text).substr(0, 80),
+                   "one of violated (exact), violated, not rejected, valid (exact), "
+                   "inconclusive, not applicable");
+}
+
+bool is_violation(Verdict v) {
+  return v == Verdict::kViolatedExact || v == Verdict::kViolated;
 }
 
 BoundTable audited_bounds(const config::Scenario& s) {
@@ -85,7 +93,11 @@ BoundTable audited_bounds(const config::Scenario& s) {
 
 std::int64_t AuditResult::violated_cells() const {
   return std::count_if(cells.begin(), cells.end(),
-                       [](const Cell& c) { return c.verdict == Verdict::kViolated; });
+                       [](const Cell& c) { return is_violation(c.verdict); });
+}
+
+std::int64_t AuditResult::count(Verdict v) const {
+  return std::count_if(cells.begin(), cells.end(), [v](const Cell& c) { return c.verdict == v; });
 }
 
 std::int64_t AuditResult::unexpected() const {
@@ -95,19 +107,32 @@ std::int64_t AuditResult::unexpected() const {
 
 void summarise(BoundRow& row, std::size_t row_index, const std::vector<Cell>& cells) {
   std::fill(std::begin(row.counts), std::end(row.counts), 0);
+  row.close_cells = 0;
+  row.min_margin = kNaN;
   for (const Cell& c : cells) {
-    if (c.bound == row_index) ++row.counts[static_cast<int>(c.verdict)];
+    if (c.bound != row_index) continue;
+    ++row.counts[static_cast<int>(c.verdict)];
+    if (c.verdict != Verdict::kNotRejected) continue;
+    if (c.close) ++row.close_cells;
+    if (!(row.min_margin <= c.tightness_lower)) row.min_margin = c.tightness_lower;
   }
   const auto n = [&](Verdict v) { return row.counts[static_cast<int>(v)]; };
-  if (n(Verdict::kViolated) > 0)
+  const std::int64_t applicable =
+      std::accumulate(std::begin(row.counts), std::end(row.counts), std::int64_t{0}) -
+      n(Verdict::kNotApplicable);
+  if (n(Verdict::kViolatedExact) > 0)
+    row.outcome = Verdict::kViolatedExact;
+  else if (n(Verdict::kViolated) > 0)
     row.outcome = Verdict::kViolated;
-  else if (n(Verdict::kHolds) > 0)
-    row.outcome = Verdict::kHolds;
+  else if (applicable > 0 && n(Verdict::kValidExact) == applicable)
+    row.outcome = Verdict::kValidExact;
+  else if (n(Verdict::kNotRejected) + n(Verdict::kValidExact) > 0)
+    row.outcome = Verdict::kNotRejected;
   else if (n(Verdict::kInconclusive) > 0)
     row.outcome = Verdict::kInconclusive;
   else
     row.outcome = Verdict::kNotApplicable;
-  row.as_expected = row.expect_violated == (row.outcome == Verdict::kViolated);
+  row.as_expected = row.expect_violated == is_violation(row.outcome);
 }
 
 void holm_adjust(std::vector<Cell>& cells) {
@@ -126,6 +151,57 @@ void holm_adjust(std::vector<Cell>& cells) {
     Cell& c = cells[tested[j]];
     running = std::max(running, std::min(1.0, (m - static_cast<double>(j)) * c.p_value));
     c.p_holm = running;
+  }
+}
+
+void decide(Cell& c, double level) {
+  if (!std::isnan(c.bound_value)) {
+    if (!std::isnan(c.estimate) && c.estimate > 0.0)
+      c.tightness_estimate = c.bound_value / c.estimate;
+    if (c.tested)
+      c.tightness_lower =
+          c.lower > 0.0 ? c.bound_value / c.lower : std::numeric_limits<double>::infinity();
+  }
+  // Not applicable, or +infinity: decided when the cell was made.
+  if (!std::isfinite(c.bound_value)) return;
+  const bool rejected = c.tested && c.p_holm <= level;
+  // Rounding of both the bound and the quadrature: a relative 1e-9 is no evidence either way.
+  const double tol = 1e-9 * std::fabs(c.bound_value);
+  if (c.bound_value < 0.0) {
+    c.verdict = Verdict::kViolatedExact;
+    c.note = "the bound is negative, and R_alpha >= 0 always";
+  } else if (c.exact_lower > c.bound_value + tol) {
+    c.verdict = Verdict::kViolatedExact;
+    c.note = rejected ? "the exact R_alpha (quadrature) exceeds the bound; the samples show it too"
+                      : "the exact R_alpha (quadrature) exceeds the bound; the samples alone do "
+                        "not show it at the run's level";
+  } else if (c.exact_upper <= c.bound_value + tol) {
+    c.verdict = Verdict::kValidExact;
+    if (rejected) {
+      c.note = fmt::format(
+          "the samples reject it (Holm p {:.2g}), but the exact R_alpha shows the bound valid: "
+          "a false rejection, whose probability is at most the level",
+          c.p_holm);
+    } else if (c.exact_upper > c.bound_value) {
+      c.note = "equal to the exact R_alpha within rounding";
+    } else {
+      c.note.clear();
+    }
+  } else if (rejected) {
+    c.verdict = Verdict::kViolated;
+    c.note.clear();
+  } else if (c.verdict == Verdict::kNotRejected) {
+    // Beyond quadrature rounding: an exact value equal to a tight bound is no warning.
+    const bool above = c.estimate > c.bound_value * (1.0 + 1e-6);
+    c.close = c.tightness_lower < kCloseMargin || above;
+    if (above) {
+      c.note =
+          "close: the point estimate exceeds the bound, but not significantly at the run's "
+          "level";
+    } else if (c.close) {
+      c.note = fmt::format("close: bound / certified lower bound = {:.3g} < {:g}",
+                           c.tightness_lower, kCloseMargin);
+    }
   }
 }
 
@@ -158,7 +234,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   const auto& certs = certificates_.back();
   // What the estimates say at each (order, direction): the same for every bound's cell there.
   struct Point {
-    double estimate = kNaN, exact = kNaN, exact_lower = kNaN;
+    double estimate = kNaN, exact = kNaN, exact_lower = kNaN, exact_upper = kNaN;
     std::string method;
     bool informative = false;  ///< some rigorous method is informative
     std::string reason;        ///< why none is
@@ -177,7 +253,10 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
       }
       if (const auto* e = find(est.estimates, "exact-quadrature", alpha, d); e && e->informative) {
         pt.exact = e->value;
-        if (s.bounds.exact_verdicts) pt.exact_lower = e->lower;
+        if (s.bounds.exact_verdicts) {
+          pt.exact_lower = e->lower;
+          pt.exact_upper = e->upper;
+        }
       }
       for (const auto& r : certs) {
         const auto* e = find(r.estimates, r.method, alpha, d);
@@ -203,11 +282,12 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
         c.estimate_method = pt.method;
         c.exact = pt.exact;
         c.exact_lower = pt.exact_lower;
+        c.exact_upper = pt.exact_upper;
         if (std::isnan(c.bound_value)) {
           c.verdict = Verdict::kNotApplicable;
           c.note = table.reasons[b];
         } else if (std::isinf(c.bound_value)) {
-          c.verdict = Verdict::kHolds;
+          c.verdict = Verdict::kValidExact;
           c.note = "the bound is +infinity";
         } else if (certs.empty()) {
           c.verdict = Verdict::kInconclusive;
@@ -216,7 +296,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
               "estimate.methods)";
         } else {
           c.tested = true;
-          c.verdict = pt.informative ? Verdict::kHolds  // provisional: finish() decides
+          c.verdict = pt.informative ? Verdict::kNotRejected  // provisional: decide() decides
                                      : Verdict::kInconclusive;
           if (!pt.informative) c.note = pt.reason;
         }
@@ -237,7 +317,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
       const double p = estimate::rigorous_p_value(r, c.alpha, c.direction, c.bound_value);
       if (p < best) {
         best = p;
-        c.lower_method = r.method;
+        c.p_method = r.method;
       }
     }
     c.p_value = std::min(1.0, k * best);
@@ -272,9 +352,9 @@ AuditResult Auditor::finish() {
     best = 0.0;
     for (const auto& r : certs) {
       const double lb = estimate::rigorous_lower_for_order(r, alpha, direction, per);
-      if (lb > best) {
+      if (lb > best) {  // the method that gives the largest bound names it
         best = lb;
-        if (method.empty()) method = r.method;  // the first method that certifies anything
+        method = r.method;
       }
     }
   }
@@ -283,59 +363,28 @@ AuditResult Auditor::finish() {
     if (!c.tested) continue;
     const auto& [best, method] = lower.at({cell_source_[i], c.alpha, c.direction});
     c.lower = best;
-    if (c.lower_method.empty()) c.lower_method = method;
+    c.lower_method = best > 0.0 ? method : std::string();
   }
-  for (Cell& c : cells_) {
-    if (c.tested && c.p_holm <= level_) {
-      c.verdict = Verdict::kViolated;
-      c.note.clear();
-    }
-    // R_alpha >= 0 always: a negative bound is violated whatever the samples say.
-    if (c.bound_value < 0.0 && c.verdict != Verdict::kViolated) {
-      c.verdict = Verdict::kViolated;
-      c.note = "the bound is negative, and R_alpha >= 0 always";
-    }
-    // The exact value's bracket above the bound (relative 1e-9 against rounding of both).
-    if (std::isfinite(c.bound_value) &&
-        c.exact_lower > c.bound_value + 1e-9 * std::fabs(c.bound_value)) {
-      if (c.verdict != Verdict::kViolated) {
-        c.verdict = Verdict::kViolated;
-        c.note =
-            "the exact R_alpha (quadrature) exceeds the bound; the samples alone do not "
-            "show it at the run's level";
-      }
-    }
-    if (!std::isnan(c.bound_value)) {
-      if (!std::isnan(c.estimate) && c.estimate > 0.0)
-        c.tightness_estimate = c.bound_value / c.estimate;
-      if (c.tested)
-        c.tightness_lower =
-            c.lower > 0.0 ? c.bound_value / c.lower : std::numeric_limits<double>::infinity();
-    }
-    // Beyond quadrature rounding: an exact value equal to a tight bound is no warning.
-    if (c.verdict == Verdict::kHolds && c.estimate > c.bound_value * (1.0 + 1e-6)) {
-      c.note = "the point estimate exceeds the bound, but not significantly at the run's level";
-    }
-  }
+  for (Cell& c : cells_) decide(c, level_);
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     BoundRow& row = rows_[r];
     summarise(row, r, cells_);
     const Cell* worst = nullptr;
     for (const Cell& c : cells_) {
-      if (c.bound == r && c.verdict == Verdict::kViolated &&
+      if (c.bound == r && is_violation(c.verdict) &&
           (!worst || c.p_holm < worst->p_holm ||
            (c.p_holm == worst->p_holm &&
             c.lower / c.bound_value > worst->lower / worst->bound_value))) {
         worst = &c;
       }
     }
-    if (worst && !worst->note.empty()) {  // violated by the exact value only
+    if (worst && worst->verdict == Verdict::kViolatedExact && !std::isnan(worst->exact)) {
       const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
       row.evidence = fmt::format(
           "scenario {} ({}), alpha {:g}, {}: exact R_alpha {:.6g} (quadrature) against bound "
-          "{:.6g}; not significant from the samples alone",
+          "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
           worst->scenario, sweep_points_[src], worst->alpha, direction_text(worst->direction),
-          worst->exact, worst->bound_value);
+          worst->exact, worst->bound_value, worst->lower, worst->p_holm);
     } else if (worst) {
       const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
       row.evidence = fmt::format(

@@ -2,11 +2,13 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
 
 namespace rdpaudit::io {
 
@@ -52,6 +54,14 @@ hid_t string_type() {
   return t;
 }
 
+hid_t fixed_string_type(std::size_t width) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, width);
+  H5Tset_strpad(t, H5T_STR_NULLPAD);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
 void write_dataset(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
                    const Shape& shape, const void* data) {
   std::vector<hsize_t> dims(shape.begin(), shape.end());
@@ -61,11 +71,12 @@ void write_dataset(hid_t loc, const std::string& name, hid_t mem_type, hid_t fil
                      "create dataspace for " + name),
                H5Sclose};
   Handle props{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
-  if (total >= 4096 && !dims.empty()) {
-    // Chunk along the first axis, about 64k elements per chunk, and compress.
+  const hsize_t element = H5Tget_size(file_type);
+  if (total * element >= 16384 && !dims.empty()) {
+    // Chunk along the first axis, about 512 KiB per chunk, and compress.
     std::vector<hsize_t> chunk = dims;
-    hsize_t row = total / dims[0];
-    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], 65536 / std::max<hsize_t>(row, 1)));
+    const hsize_t row = std::max<hsize_t>(total / dims[0] * element, 1);
+    chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], (hsize_t{1} << 19) / row));
     H5Pset_chunk(props.id, static_cast<int>(chunk.size()), chunk.data());
     H5Pset_deflate(props.id, 4);
   }
@@ -145,25 +156,23 @@ void Group::dataset(const std::string& name, const int* data, const Shape& shape
 }
 
 void Group::dataset(const std::string& name, const std::vector<std::string>& values) const {
-  Handle type{string_type(), H5Tclose};
-  std::vector<const char*> ptrs;
-  for (const auto& v : values) ptrs.push_back(v.c_str());
-  const hsize_t n = values.size();
-  Handle space{check(H5Screate_simple(1, &n, nullptr), "create dataspace for " + name), H5Sclose};
-  Handle set{
-      check(H5Dcreate2(id_, name.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-            "create dataset " + name),
-      H5Dclose};
-  if (n > 0) {
-    check_status(H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()),
-                 "write dataset " + name);
-  }
+  // Fixed-length (the longest value), null-padded UTF-8: compressed like the numbers when
+  // large. Variable-length strings would live in HDF5's global heap, which is neither
+  // compressed nor small (the 1.x result files were mostly that heap).
+  std::size_t width = 1;
+  for (const auto& v : values) width = std::max(width, v.size());
+  Handle type{fixed_string_type(width), H5Tclose};
+  std::vector<char> packed(values.size() * width, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i)
+    std::copy(values[i].begin(), values[i].end(), packed.begin() + static_cast<long>(i * width));
+  write_dataset(id_, name, type.id, type.id, {values.size()}, packed.data());
 }
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
   file_ = H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0) throw std::runtime_error("cannot create results file " + tmp_);
+  remove_on_interrupt(tmp_);
   root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), "open root group"));
 }
 
@@ -171,6 +180,7 @@ AtomicFile::~AtomicFile() {
   root_ = Group();
   if (file_ >= 0) H5Fclose(file_);
   if (!committed_) std::remove(tmp_.c_str());
+  forget_on_interrupt();
 }
 
 void AtomicFile::commit() {
@@ -181,6 +191,11 @@ void AtomicFile::commit() {
     throw std::runtime_error("cannot rename " + tmp_ + " to " + path_);
   }
   committed_ = true;
+  forget_on_interrupt();
+}
+
+bool Group::has_attr(const std::string& name) const {
+  return H5Aexists(id_, name.c_str()) > 0;
 }
 
 bool Group::has(const std::string& name) const {
@@ -239,7 +254,6 @@ std::vector<std::string> take_strings(std::vector<char*>& raw) {
   return out;
 }
 
-
 }  // namespace
 
 std::string Group::read_string_attr(const std::string& name) const {
@@ -280,7 +294,6 @@ std::vector<std::int64_t> Group::read_int_attrs(const std::string& name) const {
   return v;
 }
 
-
 std::vector<double> Group::read_doubles(const std::string& name) const {
   return read_numbers<double>(id_, name, H5T_NATIVE_DOUBLE);
 }
@@ -291,6 +304,26 @@ std::vector<std::int64_t> Group::read_ints(const std::string& name) const {
 
 std::vector<std::string> Group::read_strings(const std::string& name) const {
   Handle set = open_dataset(id_, name);
+  Handle stored{check(H5Dget_type(set.id), "read the type of " + name), H5Tclose};
+  if (H5Tget_class(stored.id) != H5T_STRING) {
+    throw InputError(name, "a dataset of numbers", "a dataset of strings");
+  }
+  if (H5Tis_variable_str(stored.id) <= 0) {  // fixed-length (format 2.0 on)
+    const std::size_t width = H5Tget_size(stored.id);
+    Handle type{fixed_string_type(width), H5Tclose};
+    const auto n = static_cast<std::size_t>(dataset_points(set.id));
+    std::vector<char> packed(n * width);
+    if (n > 0) {
+      check_status(H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()),
+                   "read dataset " + name);
+    }
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* p = packed.data() + i * width;
+      out[i].assign(p, std::find(p, p + width, '\0'));
+    }
+    return out;
+  }
   Handle type{string_type(), H5Tclose};
   std::vector<char*> raw(static_cast<std::size_t>(dataset_points(set.id)), nullptr);
   if (!raw.empty()) {

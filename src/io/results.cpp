@@ -176,13 +176,15 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   g.attr("correction", "holm");
   g.attr("hypotheses", a.hypotheses);
   g.attr("violated_cells", a.violated_cells());
+  g.attr("close_margin", a.close_margin);
   g.attr("unexpected", a.unexpected());
 
   Group b = g.create_group("bounds");
   const auto rows = static_cast<std::int64_t>(a.bounds.size());
   std::vector<std::string> name, kind, source, expect, outcome, evidence;
   std::vector<int> as_expected;
-  std::vector<std::int64_t> counts[4];
+  std::vector<std::int64_t> counts[audit::kVerdictCount], close_cells;
+  std::vector<double> min_margin;
   for (const auto& r : a.bounds) {
     name.push_back(r.name);
     kind.push_back(r.kind);
@@ -191,7 +193,9 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
     outcome.emplace_back(audit::to_string(r.outcome));
     evidence.push_back(r.evidence);
     as_expected.push_back(r.as_expected ? 1 : 0);
-    for (int k = 0; k < 4; ++k) counts[k].push_back(r.counts[k]);
+    for (int k = 0; k < audit::kVerdictCount; ++k) counts[k].push_back(r.counts[k]);
+    close_cells.push_back(r.close_cells);
+    min_margin.push_back(r.min_margin);
   }
   b.dataset("name", name);
   b.dataset("kind", kind);
@@ -199,9 +203,13 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   b.dataset("expect", expect);
   b.dataset("outcome", outcome);
   b.dataset("as_expected", as_expected.data(), shape(rows));
-  const char* count_names[4] = {"cells_violated", "cells_holds", "cells_inconclusive",
-                                "cells_not_applicable"};
-  for (int k = 0; k < 4; ++k) b.dataset(count_names[k], counts[k].data(), shape(rows));
+  const char* count_names[audit::kVerdictCount] = {"cells_violated_exact", "cells_violated",
+                                                   "cells_not_rejected",   "cells_valid_exact",
+                                                   "cells_inconclusive",   "cells_not_applicable"};
+  for (int k = 0; k < audit::kVerdictCount; ++k)
+    b.dataset(count_names[k], counts[k].data(), shape(rows));
+  b.dataset("close_cells", close_cells.data(), shape(rows));
+  b.dataset("min_margin", min_margin.data(), shape(rows));
   b.dataset("evidence", evidence);
 
   Group c = g.create_group("cells");
@@ -225,13 +233,18 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   reals("estimate", [](const audit::Cell& x) { return x.estimate; });
   texts("estimate_method", [](const audit::Cell& x) { return x.estimate_method; });
   reals("exact", [](const audit::Cell& x) { return x.exact; });
+  reals("exact_lower", [](const audit::Cell& x) { return x.exact_lower; });
+  reals("exact_upper", [](const audit::Cell& x) { return x.exact_upper; });
   reals("lower", [](const audit::Cell& x) { return x.lower; });
   texts("lower_method", [](const audit::Cell& x) { return x.lower_method; });
+  texts("p_method", [](const audit::Cell& x) { return x.p_method; });
   reals("p_value", [](const audit::Cell& x) { return x.p_value; });
   reals("p_holm", [](const audit::Cell& x) { return x.p_holm; });
   texts("verdict", [](const audit::Cell& x) { return std::string(audit::to_string(x.verdict)); });
   reals("tightness_estimate", [](const audit::Cell& x) { return x.tightness_estimate; });
   reals("tightness_lower", [](const audit::Cell& x) { return x.tightness_lower; });
+  const auto close = column<int>(cells, [](const audit::Cell& x) { return x.close ? 1 : 0; });
+  c.dataset("close", close.data(), n);
   texts("note", [](const audit::Cell& x) { return x.note; });
 }
 

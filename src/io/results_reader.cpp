@@ -24,16 +24,43 @@ std::string sweep_point(const Group& g) {
   return out.empty() ? "-" : out;
 }
 
-audit::AuditResult read_audit(const Group& g) {
+// Every column of a table must have one row per entry: a ragged table is a damaged file.
+void require_rows(const std::string& table, std::size_t rows,
+                  std::initializer_list<std::pair<const char*, std::size_t>> columns) {
+  for (const auto& [name, size] : columns) {
+    if (size != rows) {
+      throw InputError(table + "/" + name, fmt::format("{} rows", size),
+                       fmt::format("{} rows, one per entry of the table", rows));
+    }
+  }
+}
+
+// A probability read back from a file: a number in [0, 1].
+double probability(double p, const std::string& key) {
+  if (!(p >= 0.0 && p <= 1.0)) throw InputError(key, fmt::format("{}", p), "a number in [0, 1]");
+  return p;
+}
+
+audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
   audit::AuditResult a;
   a.level = g.read_double_attr("level");
+  if (!(a.level > 0.0 && a.level < 1.0))
+    throw InputError("/audit@level", fmt::format("{}", a.level), "a number in (0, 1)");
   a.hypotheses = g.read_int_attr("hypotheses");
+  if (a.hypotheses < 0)
+    throw InputError("/audit@hypotheses", std::to_string(a.hypotheses), "a count >= 0");
+  if (g.has_attr("close_margin")) a.close_margin = g.read_double_attr("close_margin");
   const Group b = g.open_group("bounds");
   const auto name = b.read_strings("name");
   const auto kind = b.read_strings("kind");
   const auto source = b.read_strings("source");
   const auto expect = b.read_strings("expect");
   const auto evidence = b.read_strings("evidence");
+  require_rows("/audit/bounds", name.size(),
+               {{"kind", kind.size()},
+                {"source", source.size()},
+                {"expect", expect.size()},
+                {"evidence", evidence.size()}});
   for (std::size_t i = 0; i < name.size(); ++i) {
     audit::BoundRow r;
     r.name = name[i];
@@ -54,34 +81,70 @@ audit::AuditResult read_audit(const Group& g) {
   const auto estimate = c.read_doubles("estimate");
   const auto estimate_method = c.read_strings("estimate_method");
   const auto exact = c.read_doubles("exact");
+  const auto exact_lower = c.read_doubles("exact_lower");
+  const auto exact_upper = c.read_doubles("exact_upper");
   const auto lower = c.read_doubles("lower");
   const auto lower_method = c.read_strings("lower_method");
+  const auto p_method = c.read_strings("p_method");
   const auto p_value = c.read_doubles("p_value");
   const auto p_holm = c.read_doubles("p_holm");
   const auto verdict = c.read_strings("verdict");
   const auto t_est = c.read_doubles("tightness_estimate");
   const auto t_low = c.read_doubles("tightness_lower");
+  const auto close = c.read_ints("close");
   const auto note = c.read_strings("note");
+  require_rows("/audit/cells", scenario.size(),
+               {{"bound", bound.size()},
+                {"alpha", alpha.size()},
+                {"direction", direction.size()},
+                {"bound_value", bound_value.size()},
+                {"estimate", estimate.size()},
+                {"estimate_method", estimate_method.size()},
+                {"exact", exact.size()},
+                {"exact_lower", exact_lower.size()},
+                {"exact_upper", exact_upper.size()},
+                {"lower", lower.size()},
+                {"lower_method", lower_method.size()},
+                {"p_method", p_method.size()},
+                {"p_value", p_value.size()},
+                {"p_holm", p_holm.size()},
+                {"verdict", verdict.size()},
+                {"tightness_estimate", t_est.size()},
+                {"tightness_lower", t_low.size()},
+                {"close", close.size()},
+                {"note", note.size()}});
   for (std::size_t i = 0; i < scenario.size(); ++i) {
     audit::Cell x;
+    if (scenario[i] < 0 || scenario[i] >= scenario_count) {
+      throw InputError("/audit/cells/scenario", std::to_string(scenario[i]),
+                       fmt::format("a scenario index in [0, {})", scenario_count));
+    }
     x.scenario = static_cast<int>(scenario[i]);
-    x.bound = static_cast<std::size_t>(bound.at(i));
-    if (x.bound >= a.bounds.size())
+    if (bound[i] < 0 || static_cast<std::size_t>(bound[i]) >= a.bounds.size())
       throw InputError("/audit/cells/bound", std::to_string(bound[i]), "a row of /audit/bounds");
-    x.alpha = alpha.at(i);
-    x.direction = static_cast<int>(direction.at(i));
+    x.bound = static_cast<std::size_t>(bound[i]);
+    x.alpha = alpha[i];
+    if (!(x.alpha > 1.0 && std::isfinite(x.alpha)))
+      throw InputError("/audit/cells/alpha", fmt::format("{}", x.alpha), "an order > 1");
+    if (direction[i] != 0 && direction[i] != 1)
+      throw InputError("/audit/cells/direction", std::to_string(direction[i]), "0 or 1");
+    x.direction = static_cast<int>(direction[i]);
     x.bound_value = bound_value.at(i);
     x.estimate = estimate.at(i);
     x.estimate_method = estimate_method.at(i);
-    x.exact = exact.at(i);
-    x.lower = lower.at(i);
-    x.lower_method = lower_method.at(i);
-    x.p_value = p_value.at(i);
-    x.p_holm = p_holm.at(i);
+    x.exact = exact[i];
+    x.exact_lower = exact_lower[i];
+    x.exact_upper = exact_upper[i];
+    x.lower = lower[i];
+    x.lower_method = lower_method[i];
+    x.p_method = p_method[i];
+    x.p_value = probability(p_value[i], "/audit/cells/p_value");
+    x.p_holm = probability(p_holm[i], "/audit/cells/p_holm");
     x.verdict = audit::parse_verdict(verdict.at(i), "/audit/cells/verdict");
     x.tested = std::isfinite(x.bound_value) && x.verdict != audit::Verdict::kNotApplicable;
     x.tightness_estimate = t_est.at(i);
     x.tightness_lower = t_low.at(i);
+    x.close = close[i] != 0;
     x.note = note.at(i);
     a.cells.push_back(std::move(x));
   }
@@ -92,7 +155,9 @@ audit::AuditResult read_audit(const Group& g) {
 
 }  // namespace
 
-ResultsSummary read_results(const std::string& path) {
+namespace {
+
+ResultsSummary read_results_unchecked(const std::string& path) {
   const ReadOnlyFile file(path);
   const Group& root = file.root();
   ResultsSummary s;
@@ -117,14 +182,30 @@ ResultsSummary read_results(const std::string& path) {
   s.threads = root.read_int_attr("threads");
   s.trajectories = root.read_int_attr("trajectories");
   const std::int64_t count = root.read_int_attr("scenario_count");
+  if (count < 1)
+    throw InputError("@scenario_count", std::to_string(count), "a count of scenarios >= 1");
   const Group scenarios = root.open_group("scenarios");
   for (std::int64_t i = 0; i < count; ++i) {
     const Group g = scenarios.open_group(fmt::format("{:04d}", i));
     s.scenarios.push_back({i, sweep_point(g), g.read_double_attr("seconds")});
   }
   s.has_audit = root.has("audit");
-  if (s.has_audit) s.audit = read_audit(root.open_group("audit"));
+  if (s.has_audit) s.audit = read_audit(root.open_group("audit"), count);
   return s;
+}
+
+}  // namespace
+
+ResultsSummary read_results(const std::string& path) {
+  try {
+    return read_results_unchecked(path);
+  } catch (const InputError&) {
+    throw;  // names the object of the file that is wrong
+  } catch (const std::exception& e) {
+    // Anything the HDF5 layer cannot read (a wrong type, a missing object) is bad input too.
+    throw InputError("RESULTS", path,
+                     std::string("an intact rdpaudit results file (") + e.what() + ")");
+  }
 }
 
 }  // namespace rdpaudit::io

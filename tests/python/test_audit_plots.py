@@ -1,7 +1,7 @@
 """The audit plots and the reader's bounds/ and /audit accessors on synthetic results files.
 
 Usage: /usr/bin/python3 tests/python/test_audit_plots.py
-Writes small results files that follow docs/results-format.md (format 1.2, and 1.1 without
+Writes small results files that follow docs/results-format.md (format 2.0, with and without
 /audit) with h5py into a temporary directory, checks what the reader returns, runs
 python/plots/audit_plots.py on each and checks the PNGs it writes. Needs no build.
 Prints '<n> passed, <m> failed' and exits non-zero on any failure.
@@ -192,24 +192,29 @@ def cell_rows(index, epochs, scheme, estimates, method):
                 applicable = not np.isnan(bound)
                 violated = applicable and lower > bound
                 verdict = ("not applicable" if not applicable else "violated" if violated
-                           else "holds" if estimates else "inconclusive")
+                           else "not rejected" if estimates else "inconclusive")
+                margin = bound / lower if lower > 0 else np.inf
                 rows.append(dict(
                     scenario=index, bound=bi, alpha=alpha, direction=direction,
                     bound_value=bound, estimate=estimate,
                     estimate_method=method if estimates else "",
                     exact=estimate if method == "exact-quadrature" else np.nan,
+                    exact_lower=np.nan, exact_upper=np.nan,
                     lower=lower, lower_method="rigorous-cp" if estimates else "",
+                    p_method="rigorous-cp" if estimates else "",
                     p_value=1e-6 if violated else 1.0, p_holm=1e-5 if violated else 1.0,
                     verdict=verdict, tightness_estimate=bound / estimate,
-                    tightness_lower=bound / lower if lower > 0 else np.inf,
+                    tightness_lower=margin,
+                    close=int(verdict == "not rejected" and margin < 1.2),
                     note="" if applicable else "not applicable"))
     return rows
 
 
 CELL_TYPES = dict(scenario=np.int64, bound=np.int64, alpha=float, direction=np.int32,
                   bound_value=float, estimate=float, estimate_method=str, exact=float,
-                  lower=float, lower_method=str, p_value=float, p_holm=float, verdict=str,
-                  tightness_estimate=float, tightness_lower=float, note=str)
+                  exact_lower=float, exact_upper=float, lower=float, lower_method=str,
+                  p_method=str, p_value=float, p_holm=float, verdict=str,
+                  tightness_estimate=float, tightness_lower=float, close=np.int32, note=str)
 
 
 def write_audit(f, cells):
@@ -225,10 +230,10 @@ def write_audit(f, cells):
     outcome = []
     for bi in range(len(BOUND_NAMES)):
         v = verdict[bound == bi]
-        outcome.append("violated" if (v == "violated").any() else "holds"
-                       if (v == "holds").any() else "inconclusive"
+        outcome.append("violated" if (v == "violated").any() else "not rejected"
+                       if (v == "not rejected").any() else "inconclusive"
                        if (v == "inconclusive").any() else "not applicable")
-    as_expected = [int(o == e or (e == "holds" and o in ("inconclusive", "not applicable")))
+    as_expected = [int(o == e or (e == "holds" and not o.startswith("violated")))
                    for o, e in zip(outcome, expect)]
     audit.attrs["unexpected"] = i64(len(as_expected) - sum(as_expected))
     bg = audit.create_group("bounds")
@@ -239,8 +244,11 @@ def write_audit(f, cells):
     strings(bg, "expect", expect)
     strings(bg, "outcome", outcome)
     bg.create_dataset("as_expected", data=np.array(as_expected, dtype=np.int32))
-    for v in ("violated", "holds", "inconclusive", "not applicable"):
-        bg.create_dataset("cells_" + v.replace(" ", "_"), data=np.array(
+    audit.attrs["close_margin"] = 1.2
+    for v in ("violated (exact)", "violated", "not rejected", "valid (exact)", "inconclusive",
+              "not applicable"):
+        key = v.replace(" (exact)", "_exact").replace(" ", "_")
+        bg.create_dataset("cells_" + key, data=np.array(
             [((bound == bi) & (verdict == v)).sum() for bi in range(len(BOUND_NAMES))],
             dtype=np.int64))
     strings(bg, "evidence", ["scenario 0, alpha = 10: lower bound above the bound"
@@ -270,7 +278,7 @@ def write_results(path, sweep_points, swept_keys, dim=1, estimates=True, audit=T
                            ("seed", np.uint64(1)), ("trajectories", i64(TRAJ)),
                            ("sweep_mode", sweep_mode), ("scenario_count", i64(len(sweep_points)))]:
             f.attrs[key] = value
-        f.attrs["format_version"] = np.array([1, 2 if audit else 1], dtype=np.int64)
+        f.attrs["format_version"] = np.array([2, 0], dtype=np.int64)
         str_attr(f, "swept_keys", swept_keys)
         scenarios = f.create_group("scenarios")
         cells = []
@@ -302,11 +310,11 @@ def check_pngs(out, name, suffixes, lines, what):
 
 
 with tempfile.TemporaryDirectory() as work:
-    # 1. Three scenarios over the epochs (format 1.2): reader accessors and all three plots.
+    # 1. Three scenarios over the epochs: reader accessors and all three plots.
     main = os.path.join(work, "main.h5")
     write_results(main, [{"training.epochs": k} for k in (1, 5, 20)], ["training.epochs"])
     with load(main) as r:
-        check(r.format_version == (1, 2), f"format version {r.format_version}")
+        check(r.format_version == (2, 0), f"format version {r.format_version}")
         b = r.scenarios[0].bounds()
         alphas, names, values, reasons = b  # unpacks as a tuple too
         check(names == BOUND_NAMES and isinstance(names[0], str), f"bound names {names}")
@@ -326,7 +334,7 @@ with tempfile.TemporaryDirectory() as work:
         violated = a.cells["verdict"] == "violated"
         check(violated.sum() == a.attrs["violated_cells"] > 0, "violated cells counted")
         check(set(a.cells["bound"][violated]) == {2}, "only the custom bound is violated")
-        check(list(a.bounds["outcome"]) == ["holds", "holds", "violated"],
+        check(list(a.bounds["outcome"]) == ["not rejected", "not rejected", "violated"],
               f"outcomes {list(a.bounds['outcome'])}")
         check(a.attrs["unexpected"] == 0 and a.bounds["as_expected"].all(), "as expected")
         # The plots show the larger direction of each (scenario, alpha), here direction 1.
@@ -344,7 +352,7 @@ with tempfile.TemporaryDirectory() as work:
     out = os.path.join(work, "plots")
     rc, lines = run_plots(main, out)
     check(rc == 0, "plots of the main file")
-    check_pngs(out, "synthetic", ("renyi", "tightness", "histograms"), lines, "main")
+    check_pngs(out, "synthetic", ("renyi", "tightness", "margin", "histograms"), lines, "main")
 
     # 2. Product sweep of scheme x epochs: one column per scheme; default --out.
     grouped = os.path.join(work, "grouped.h5")
@@ -387,14 +395,14 @@ with tempfile.TemporaryDirectory() as work:
         check(np.isnan(r.audit().cells["estimate"]).all(), "no estimates")
     rc, lines = run_plots(single, out)
     check(rc == 0, "plots of the single-scenario file")
-    check_pngs(out, "single", ("renyi", "tightness", "histograms"), lines, "single")
+    check_pngs(out, "single", ("renyi", "tightness", "margin", "histograms"), lines, "single")
 
-    # 4. Format 1.1 (no bounds/, no /audit): accessors give None, histograms only.
+    # 4. A file without bounds/ and /audit (estimation and audit off): accessors give None, histograms only.
     old = os.path.join(work, "old.h5")
     write_results(old, [{"training.epochs": k} for k in (1, 5)], ["training.epochs"],
                   audit=False, name="old")
     with load(old) as r:
-        check(r.format_version == (1, 1), "format 1.1")
+        check(r.format_version == (2, 0), "format 2.0 without an audit")
         check(r.audit() is None and r.scenarios[0].bounds() is None, "1.1: no audit, no bounds")
     rc, lines = run_plots(old, out)
     check(rc == 0, "plots of the 1.1 file")

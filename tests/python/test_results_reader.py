@@ -49,7 +49,7 @@ subprocess.run([cli, "run", config, "-o", out, "--threads", "2"], check=True,
 
 
 with load(out) as r:
-    check(r.format_version[0] == 1, "major version 1")
+    check(r.format_version[0] == 2, "major version 2")
     check(r.attrs["seed"] == 5 and r.attrs["trajectories"] == 2000, "run attributes")
     check("epochs = [1, 3]" in r.config_text, "verbatim config text")
     check(len(r.scenarios) == 2, "two scenarios")
@@ -63,7 +63,7 @@ with load(out) as r:
     check(jc.sum() == 2000, "2-D histogram total")
     check(s.samples("D").shape == (50, 2), "raw samples")
     check(s.covariance("D").shape == (2, 2), "covariance")
-    check(r.format_version == (1, 3), f"format version {r.format_version}")
+    check(r.format_version == (2, 0), f"format version {r.format_version}")
     rows = s.estimates()
     check(len(rows) > 0, "estimates stored")
     methods = {x["method"] for x in rows}
@@ -83,11 +83,11 @@ with load(out) as r:
 
 # A file of another major version is refused.
 with h5py.File(out, "r+") as f:
-    f.attrs["format_version"] = np.array([2, 0], dtype=np.int64)
+    f.attrs["format_version"] = np.array([1, 3], dtype=np.int64)
 try:
     load(out)
-    check(False, "major version 2 refused")
+    check(False, "major version 1 refused")
 except FormatError as e:
-    check("supports major version 1" in str(e), "refusal names the version")
+    check("supports major version 2" in str(e), "refusal names the version")
 
 finish()

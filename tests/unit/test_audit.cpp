@@ -67,13 +67,18 @@ TEST_CASE("a bound's outcome and whether it is as expected", "[audit]") {
   for (auto& c : cells) c.bound = 0;
   cells[0].verdict = Verdict::kNotApplicable;
   cells[1].verdict = Verdict::kInconclusive;
-  cells[2].verdict = Verdict::kHolds;
-  cells[3].verdict = Verdict::kHolds;
+  cells[2].verdict = Verdict::kNotRejected;
+  cells[2].tightness_lower = 3.0;
+  cells[3].verdict = Verdict::kNotRejected;
+  cells[3].tightness_lower = 1.1;
+  cells[3].close = true;
   audit::BoundRow row;
   audit::summarise(row, 0, cells);
-  CHECK(row.outcome == Verdict::kHolds);
+  CHECK(row.outcome == Verdict::kNotRejected);
   CHECK(row.as_expected);
-  CHECK(row.counts[1] == 2);
+  CHECK(row.counts[static_cast<int>(Verdict::kNotRejected)] == 2);
+  CHECK(row.close_cells == 1);
+  CHECK(row.min_margin == 1.1);
   row.expect_violated = true;
   audit::summarise(row, 0, cells);
   CHECK_FALSE(row.as_expected);  // an expected violation that is not found fails
@@ -81,9 +86,25 @@ TEST_CASE("a bound's outcome and whether it is as expected", "[audit]") {
   audit::summarise(row, 0, cells);
   CHECK(row.outcome == Verdict::kViolated);
   CHECK(row.as_expected);
+  cells[2].verdict = Verdict::kViolatedExact;  // a certain violation outranks a statistical one
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kViolatedExact);
+  CHECK(row.as_expected);
   row.expect_violated = false;
   audit::summarise(row, 0, cells);
   CHECK_FALSE(row.as_expected);
+  // Valid (exact) only if every applicable cell is; one not-rejected cell makes it not rejected.
+  for (auto& c : cells) c.verdict = Verdict::kValidExact;
+  cells[0].verdict = Verdict::kNotApplicable;
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kValidExact);
+  CHECK(row.as_expected);
+  cells[1].verdict = Verdict::kNotRejected;
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kNotRejected);
+  cells[1].verdict = Verdict::kInconclusive;  // untested cells are not shown valid either
+  audit::summarise(row, 0, cells);
+  CHECK(row.outcome == Verdict::kNotRejected);
   // Only inconclusive / not applicable cells: "holds" is not contradicted.
   std::vector<Cell> quiet(2);
   quiet[0].verdict = Verdict::kInconclusive;
@@ -180,11 +201,124 @@ TEST_CASE("certain violations: a negative bound, a bound below the exact value",
     const std::string& name = r.bounds[c.bound].name;
     INFO(name << " at alpha " << c.alpha);
     if (name == "exact") {
-      CHECK(c.verdict == Verdict::kInconclusive);  // equal to the truth: never a violation
+      // Equal to the truth within rounding: never a violation, and shown valid by the exact
+      // value (not by the samples, which cannot show validity).
+      CHECK(c.verdict == Verdict::kValidExact);
     } else {
-      CHECK(c.verdict == Verdict::kViolated);
+      CHECK(c.verdict == Verdict::kViolatedExact);
       CHECK_FALSE(c.note.empty());
     }
   }
-  CHECK(r.bounds[2].outcome == Verdict::kInconclusive);
+  CHECK(r.bounds[0].outcome == Verdict::kViolatedExact);
+  CHECK(r.bounds[1].outcome == Verdict::kViolatedExact);
+  CHECK(r.bounds[2].outcome == Verdict::kValidExact);
+}
+
+TEST_CASE("a cell's verdict keeps certain and statistical evidence apart", "[audit]") {
+  // A tested, informative cell: bound 1.0, certified lower bound 0.9, estimate 0.95.
+  const auto cell = [] {
+    Cell c;
+    c.tested = true;
+    c.verdict = Verdict::kNotRejected;
+    c.bound_value = 1.0;
+    c.lower = 0.9;
+    c.estimate = 0.95;
+    c.p_holm = 0.5;
+    return c;
+  };
+  Cell c = cell();
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kNotRejected);
+  CHECK(c.tightness_lower == Approx(1.0 / 0.9));
+  CHECK(c.close);  // margin 1.11 < 1.2: more trajectories could change the answer
+  c = cell();
+  c.lower = 0.5;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kNotRejected);
+  CHECK_FALSE(c.close);  // margin 2
+  c = cell();
+  c.lower = 0.5;
+  c.estimate = 1.1;  // the point estimate above the bound: close, whatever the margin
+  audit::decide(c, 0.05);
+  CHECK(c.close);
+  c = cell();
+  c.p_holm = 0.01;  // rejected by the samples
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kViolated);
+  CHECK_FALSE(c.close);
+  c = cell();
+  c.exact_lower = 1.05;  // the exact value above the bound: certain, whatever the samples say
+  c.exact_upper = 1.06;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kViolatedExact);
+  c = cell();
+  c.exact_lower = 0.97;  // the exact value below the bound: shown valid
+  c.exact_upper = 0.98;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kValidExact);
+  CHECK_FALSE(c.close);
+  c.p_holm = 0.01;  // a (false) rejection by the samples is overruled, and said so
+  c.verdict = Verdict::kNotRejected;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kValidExact);
+  CHECK_THAT(c.note, Catch::Contains("false rejection"));
+  c = cell();
+  c.exact_lower = 0.99;  // a bracket straddling the bound decides nothing
+  c.exact_upper = 1.01;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kNotRejected);
+  c = cell();
+  c.bound_value = -0.1;
+  audit::decide(c, 0.05);
+  CHECK(c.verdict == Verdict::kViolatedExact);
+  for (int v = 0; v < audit::kVerdictCount; ++v) {  // every word reads back as itself
+    const auto verdict = static_cast<Verdict>(v);
+    CHECK(audit::parse_verdict(audit::to_string(verdict), "k") == verdict);
+  }
+  CHECK_THROWS_WITH(audit::parse_verdict("holds", "/audit/cells/verdict"),
+                    Catch::Contains("/audit/cells/verdict"));
+}
+
+TEST_CASE("a cell's lower_method names the method that gave its lower bound", "[audit]") {
+  // Two rigorous certificates of the same laws, a weak one (few samples) first and a strong
+  // one (many samples) second: the cell's lower bound is the strong one's, and so is its name.
+  using namespace rdpaudit::estimate;
+  const auto certificate = [](double scale, const std::string& method) {
+    OrderedCells oc;
+    for (int i = 0; i < 40; ++i) {
+      const double x = -4.0 + 0.2 * i;
+      oc.position.push_back(i);
+      for (CellCounts* c : {&oc.selection, &oc.evaluation}) {
+        c->p.push_back(static_cast<std::uint64_t>(scale * std::exp(-0.5 * (x - 0.5) * (x - 0.5))));
+        c->q.push_back(static_cast<std::uint64_t>(scale * std::exp(-0.5 * x * x)));
+      }
+    }
+    return rigorous_lower_bound(oc, {2.0, 8.0}, {}, method);
+  };
+  const auto spec =
+      config::parse_experiment(kFile +
+                                   "[bounds]\nalphas = [2, 8]\naudit = [\"loose\"]\n"
+                                   "[[bounds.custom]]\nname = \"loose\"\nformula = \"100\"\n",
+                               "t.toml");
+  const auto& s = spec.scenarios.front();
+  const audit::BoundTable table = audit::audited_bounds(s);
+  ScenarioEstimates est;
+  est.rigorous.push_back(certificate(2e3, "rigorous-weak"));
+  est.rigorous.push_back(certificate(2e6, "rigorous-strong"));
+  audit::Auditor auditor(0.05);
+  auditor.add(s, table, est, "-");
+  const audit::AuditResult r = auditor.finish();
+  REQUIRE(r.hypotheses == 4);
+  const auto strong = certificate(2e6, "rigorous-strong");
+  const auto weak = certificate(2e6 / 1e3, "rigorous-weak");
+  for (const auto& c : r.cells) {
+    INFO("alpha " << c.alpha << ", direction " << c.direction);
+    const double per = 0.05 / (4.0 * 2.0);  // Bonferroni over 4 cells and 2 methods
+    const double expected = rigorous_lower_for_order(strong, c.alpha, c.direction, per);
+    REQUIRE(rigorous_lower_for_order(weak, c.alpha, c.direction, per) > 0.0);  // both certify
+    CHECK(expected > rigorous_lower_for_order(weak, c.alpha, c.direction, per));
+    CHECK(c.lower == Approx(expected).epsilon(1e-12));
+    CHECK(c.lower_method == "rigorous-strong");
+    CHECK(c.verdict == Verdict::kNotRejected);
+  }
 }

@@ -3,21 +3,26 @@
 //
 // A cell is one (scenario, bound, alpha, direction). Its null hypothesis is "R_alpha <= bound"
 // (the bound is valid there). Each rigorous method gives a p-value by inverting its
-// Clopper-Pearson level (estimate::rigorous_p_value); a cell's p-value is the smallest over the
+// confidence level (estimate::rigorous_p_value); a cell's p-value is the smallest over the
 // methods times their number (Bonferroni). Holm's step-down procedure over every tested cell
 // of the run then controls the family-wise error: with probability >= 1 - level no valid bound
 // is called violated anywhere in the run, whatever the dependence between cells (Holm 1979).
 //
-// Where the last iterate is an enumerated Gaussian mixture (quadratic loss), the exact R_alpha
-// is known by quadrature with a numerical error bracket; a bound below the bracket is
-// violated with certainty, whatever the samples say; so is a negative bound (R_alpha >= 0).
-// Such cells are violated too, with a note.
-//
-// Verdicts: violated (Holm-adjusted p <= level), holds (tested, not rejected), inconclusive
-// (no rigorous method is informative at this order: the samples do not reach where the order
-// lives), not applicable (the bound's preconditions fail). A bound of +infinity holds without a
-// test. Which cells are tested depends on the experiment file only, never on the data, as
-// Holm's family must.
+// Samples can only ever show a bound violated; they cannot show it valid. So the verdicts
+// keep apart what is certain and what is statistical:
+//   violated (exact)  certain: the exact R_alpha's quadrature bracket lies above the bound
+//                     (quadratic loss), or the bound is negative (R_alpha >= 0 always);
+//   violated          statistical: Holm-adjusted p <= level;
+//   not rejected      tested, p above the level: the samples do not show a violation. Its
+//                     margin (bound / certified lower bound) says how much room was tested;
+//                     a margin below kCloseMargin (or a point estimate above the bound) is
+//                     flagged "close": more trajectories could change the answer;
+//   valid (exact)     certain: the exact value's bracket lies at or below the bound (or the
+//                     bound is +infinity);
+//   inconclusive      no rigorous method is informative at this order;
+//   not applicable    the bound's preconditions fail (with the reason).
+// Which cells are tested depends on the experiment file only, never on the data, as Holm's
+// family must.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +36,25 @@
 
 namespace rdpaudit::audit {
 
-enum class Verdict { kViolated, kHolds, kInconclusive, kNotApplicable };
+/// Cell verdicts and bound outcomes, strongest evidence of a violation first.
+enum class Verdict {
+  kViolatedExact,
+  kViolated,
+  kNotRejected,
+  kValidExact,
+  kInconclusive,
+  kNotApplicable
+};
+inline constexpr int kVerdictCount = 6;
 std::string_view to_string(Verdict v);
 /// Inverse of to_string; throws InputError naming `key` for an unknown text.
 Verdict parse_verdict(std::string_view text, const std::string& key);
+/// violated or violated (exact).
+bool is_violation(Verdict v);
+
+/// A not-rejected cell whose bound is below this multiple of the certified lower bound is
+/// "close": the test had little room, and more trajectories could reject it.
+inline constexpr double kCloseMargin = 1.2;
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -64,14 +84,17 @@ struct Cell {
   std::string estimate_method;
   double exact = kNaN;        ///< exact quadrature where available
   double exact_lower = kNaN;  ///< lower end of the quadrature's numerical error bracket
+  double exact_upper = kNaN;  ///< upper end of that bracket
   double lower = 0.0;         ///< simultaneous rigorous lower bound (level / m per cell)
-  std::string lower_method;
+  std::string lower_method;   ///< the method that gave `lower` (the largest over methods)
+  std::string p_method;       ///< the method with the smallest p-value
   double p_value = 1.0;
   double p_holm = 1.0;
   bool tested = false;  ///< in the Holm family (applicable, finite bound)
   Verdict verdict = Verdict::kNotApplicable;
   double tightness_estimate = kNaN;  ///< bound / estimate
-  double tightness_lower = kNaN;     ///< bound / lower
+  double tightness_lower = kNaN;  ///< bound / lower: the margin a not-rejected cell was tested with
+  bool close = false;             ///< not rejected by a small margin (see kCloseMargin)
   std::string note;
 };
 
@@ -80,8 +103,10 @@ struct BoundRow {
   bool expect_violated = false;
   Verdict outcome = Verdict::kNotApplicable;
   bool as_expected = true;
-  std::int64_t counts[4] = {0, 0, 0, 0};  ///< cells per Verdict, in enum order
-  std::string evidence;                   ///< the most significant violated cell, in words
+  std::int64_t counts[kVerdictCount] = {};  ///< cells per Verdict, in enum order
+  std::int64_t close_cells = 0;             ///< not-rejected cells flagged close
+  double min_margin = kNaN;                 ///< smallest bound / lower over its not-rejected cells
+  std::string evidence;                     ///< the most significant violated cell, in words
 };
 
 struct AuditResult {
@@ -89,14 +114,23 @@ struct AuditResult {
   std::int64_t hypotheses = 0;
   std::vector<BoundRow> bounds;
   std::vector<Cell> cells;
-  std::int64_t violated_cells() const;
+  double close_margin = kCloseMargin;
+  std::int64_t violated_cells() const;  ///< violated or violated (exact)
+  std::int64_t count(Verdict v) const;
   std::int64_t unexpected() const;  ///< bounds whose outcome contradicts their expectation
 };
 
-/// A bound's outcome over its cells and whether it agrees with the expectation: "violated"
-/// needs a violated cell; "holds" accepts holds, inconclusive and not applicable. Fills
-/// counts, outcome and as_expected of `row` from `cells`.
+/// A bound's outcome over its cells: violated (exact) or violated if any cell is (exact
+/// first); valid (exact) only if every applicable cell is; otherwise not rejected if any cell
+/// was tested without rejection (or is valid (exact)), else inconclusive, else not applicable.
+/// The expectation "violated" needs a violated cell; "holds" is met by every outcome that is
+/// not a violation. Fills counts, close_cells, min_margin, outcome and as_expected of `row`.
 void summarise(BoundRow& row, std::size_t row_index, const std::vector<Cell>& cells);
+
+/// Decides a tested cell from its Holm-adjusted p-value at `level`, the exact value's bracket
+/// (certain verdicts first: a negative bound, the bracket above or below the bound) and its
+/// margins (close); fills tightness_estimate and tightness_lower of every applicable cell.
+void decide(Cell& c, double level);
 
 /// Holm's step-down adjustment of the tested cells' p-values (p_holm; untested cells get 1).
 void holm_adjust(std::vector<Cell>& cells);

@@ -1,0 +1,16 @@
+// Nothing half-written after an interrupt: while a file is being written to a temporary path,
+// SIGINT and SIGTERM remove that path before the process ends (with the signal's own status).
+#pragma once
+
+#include <string>
+
+namespace rdpaudit {
+
+/// Removes `path` if SIGINT or SIGTERM arrives before forget_on_interrupt(); one path at a
+/// time (the results file of the run). Installs the handlers on first use.
+void remove_on_interrupt(const std::string& path);
+
+/// The path is finished (renamed) or already removed: the signals end the process as usual.
+void forget_on_interrupt();
+
+}  // namespace rdpaudit

@@ -1,0 +1,124 @@
+"""Damaged results files and interrupted runs (issue 13, items 14 and 17).
+
+usage: /usr/bin/python3 test_damaged_results.py RDPAUDIT SOURCE_DIR WORK_DIR
+
+Every damaged copy of a good results file makes `check`, `report` and `plot` exit 2 with a
+one-line message naming the file (1 means "a bound is not as expected" to CI, so malformed
+input must never give 1), and `plot` prints no Python traceback. A run stopped by SIGINT or
+SIGTERM leaves neither its results file nor its `.tmp` behind.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+cli, source, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+good = os.path.join(work, "good.h5")
+cfg = os.path.join(source, "tests", "data", "close_call.toml")
+subprocess.run([cli, "run", cfg, "-o", good, "--trajectories", "4000"], check=True,
+               stdout=subprocess.DEVNULL)
+
+
+def replace(group, name, values):
+    del group[name]
+    group[name] = values
+
+
+def retype(obj, name, value):
+    """Replaces an attribute with one of another type (attrs.modify would keep the type)."""
+    del obj.attrs[name]
+    obj.attrs[name] = value
+
+
+def damage(name, edit):
+    path = os.path.join(work, f"damaged_{name}.h5")
+    shutil.copy(good, path)
+    with h5py.File(path, "r+") as f:
+        edit(f)
+    return path
+
+
+def truncated():
+    path = os.path.join(work, "damaged_truncated.h5")
+    data = open(good, "rb").read()
+    open(path, "wb").write(data[: len(data) // 2])
+    return path
+
+
+cells = lambda f: f["audit/cells"]  # noqa: E731
+variants = {
+    "scenario_count_text": damage("scenario_count_text",
+                                  lambda f: retype(f, "scenario_count", "1")),
+    "scenario_count_negative": damage("scenario_count_negative",
+                                      lambda f: f.attrs.modify("scenario_count", np.int64(-1))),
+    "level_text": damage("level_text", lambda f: retype(f["audit"], "level", "0.05")),
+    "ragged_cells": damage("ragged_cells",
+                           lambda f: replace(cells(f), "p_holm", cells(f)["p_holm"][:-1])),
+    "scenario_negative": damage("scenario_negative",
+                                lambda f: replace(cells(f), "scenario",
+                                                  np.full(len(cells(f)["scenario"]), -5,
+                                                          dtype=np.int64))),
+    "p_values_nan": damage("p_values_nan",
+                           lambda f: replace(cells(f), "p_value",
+                                             np.full(len(cells(f)["p_value"]), np.nan))),
+    "old_verdict_word": damage("old_verdict_word",
+                               lambda f: replace(cells(f), "verdict",
+                                                 np.array([b"holds"] * len(cells(f)["verdict"])))),
+    "verdict_missing": damage("verdict_missing", lambda f: cells(f).__delitem__("verdict")),
+    "note_numbers": damage("note_numbers",
+                           lambda f: replace(cells(f), "note",
+                                             np.zeros(len(cells(f)["note"])))),
+    "bound_row_outside": damage("bound_row_outside",
+                                lambda f: replace(cells(f), "bound",
+                                                  np.full(len(cells(f)["bound"]), 7,
+                                                          dtype=np.int64))),
+    "truncated": truncated(),
+}
+
+for name, path in variants.items():
+    for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
+        done = subprocess.run([cli, command[0], path] + command[1:], capture_output=True,
+                              text=True)
+        what = f"{command[0]} on {name}"
+        check(done.returncode == 2, f"{what}: exit {done.returncode}, expected 2 "
+              f"({done.stderr.strip()[:300]})")
+        check(os.path.basename(path) in done.stderr, f"{what}: the message names the file "
+              f"({done.stderr.strip()[:300]})")
+        check("Traceback" not in done.stderr, f"{what}: no Python traceback")
+
+# The good file itself passes all three.
+for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
+    done = subprocess.run([cli, command[0], good] + command[1:], capture_output=True, text=True)
+    check(done.returncode == 0, f"{command[0]} on the good file: exit {done.returncode} "
+          f"({done.stderr.strip()[:300]})")
+
+# Interrupts: the unfinished .tmp is removed, nothing is left at the output path.
+for sig in (signal.SIGINT, signal.SIGTERM):
+    out = os.path.join(work, f"interrupted_{sig.name}.h5")
+    proc = subprocess.Popen([cli, "run", cfg, "-o", out, "--trajectories", "200000000",
+                             "--threads", "1"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not os.path.exists(out + ".tmp") and time.time() < deadline:
+        time.sleep(0.05)
+    check(os.path.exists(out + ".tmp"), f"{sig.name}: the run writes {out}.tmp while it runs")
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    check(proc.returncode == -sig, f"{sig.name}: the run ends by the signal "
+          f"(return code {proc.returncode})")
+    check(not os.path.exists(out + ".tmp") and not os.path.exists(out),
+          f"{sig.name}: nothing left behind")
+    check("interrupted" in err, f"{sig.name}: says it was interrupted ({err.strip()[:200]})")
+
+finish()
