@@ -144,8 +144,9 @@ def main():
             raise RuntimeError(f"seed {seed}: bounds {names} differ from {names0}")
         hypotheses.add(meta["hypotheses"])
         bname = np.array([names[b] for b in c["bound"]])
-        viol = c["verdict"] == "violated"
-        tested = (c["verdict"] == "violated") | (c["verdict"] == "holds")
+        # The study runs with bounds.exact_verdicts = false: every verdict is the samples'.
+        viol = np.char.startswith(c["verdict"].astype(str), "violated")
+        tested = viol | (c["verdict"] == "not rejected")
         tested &= np.isfinite(c["bound_value"])
         valid = np.isin(bname, VALID)
         # The closed form against the exact quadrature the file stores.
