@@ -28,7 +28,7 @@ struct Env {
          p.L,
          p.D,
          static_cast<double>(p.n),
-         static_cast<double>(p.b),
+         batch_normaliser(p),  // Poisson: q*n, whole or not
          static_cast<double>(p.K),
          static_cast<double>(p.T),
          static_cast<double>(p.j0),

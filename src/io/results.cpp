@@ -277,6 +277,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   g.attr("sigma", s.sigma);
   g.attr("sigma2", s.sigma * s.sigma);
   g.attr("noise_multiplier", s.noise_multiplier);
+  g.attr("paper_noise_multiplier", s.paper_noise_multiplier);
   g.attr("blog_sigma", s.blog_sigma);
   g.attr("sensitivity", s.sensitivity);
   // initial parameters
