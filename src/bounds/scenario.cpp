@@ -66,6 +66,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   const long m = s.steps_per_epoch;
   p.K = std::max(1L, s.steps / m);
   p.j0 = std::max(0, s.differing_batch);
+  p.adjacency = s.data.adjacency;
   p.feature_clip = s.loss == config::LossKind::kLogistic ? s.feature_clip : kNaN;
   p.eps_norm = s.bounds.eps_norm;
   if (epoch_scheme(s.scheme) && s.steps % m != 0) {
@@ -126,6 +127,7 @@ std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
       v.name = name;
       v.source = source;
       v.kind = kind;
+      v.adjacency = bound_adjacency(name, sb.params.adjacency);
       v.alpha = a;
       v.not_applicable = sb.not_applicable;
       out.push_back(std::move(v));

@@ -236,6 +236,27 @@ void read_data(Scenario& s, Reader& r) {
   }
 }
 
+// A pair is add/remove when one side of the differing record contributes nothing to any
+// gradient sum: only a linear-loss record with g = 0 does (a quadratic or logistic record
+// always has a gradient). Every pair here is also a replacement of record i0.
+bool pair_is_add_remove(const Scenario& s) {
+  if (s.loss != LossKind::kLinear) return false;
+  return s.data.points.row(s.data.differing_index).isZero(0) || s.data.replacement.isZero(0);
+}
+
+void read_adjacency(Scenario& s, Reader& r) {
+  const bool add_remove = pair_is_add_remove(s);
+  s.data.adjacency = add_remove ? Adjacency::kAddRemove : Adjacency::kReplaceOne;
+  if (!r.has("data.adjacency")) return;
+  s.data.adjacency = pick_enum(r, "data.adjacency", adjacency_names(), "the neighbouring relation");
+  if (s.data.adjacency == Adjacency::kAddRemove && !add_remove) {
+    r.fail("data.adjacency",
+           "the pair replaces record i0 by one with a nonzero gradient, a replace_one pair; "
+           "add_remove needs x_i0 or x'_i0 to contribute no gradient (model.loss = \"linear\" "
+           "with a zero record)");
+  }
+}
+
 void read_training(Scenario& s, Reader& r) {
   const int n = s.n();
   s.scheme = pick_enum(r, "training.scheme", scheme_names(), "the batch scheme");
@@ -605,6 +626,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   Scenario s;
   read_model(s, r);
   read_data(s, r);
+  read_adjacency(s, r);
   read_training(s, r);
   read_noise(s, r);
   read_init(s, r);

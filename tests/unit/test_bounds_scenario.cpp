@@ -88,3 +88,35 @@ TEST_CASE("a Poisson rate with q n < 0.5 gets bounds, not an error about b = 0",
   CHECK(find(values, "mtz19_poisson_composition", 2.0).applicable());
   CHECK(find(values, "gaussian_composition", 2.0).applicable());
 }
+
+TEST_CASE("every bound states its neighbouring relation, and a mismatch is explained",
+          "[bounds][adjacency]") {
+  using bounds::Adjacency;
+  // MTZ 2019 and its leading term (Figure 2's approximation) are add/remove accountants.
+  for (const auto& info : bounds::bound_catalogue()) {
+    INFO(info.name);
+    const bool add_remove =
+        info.name == "mtz19_poisson_composition" || info.name == "ys_fig2_composition_approx";
+    CHECK(info.adjacency == (add_remove ? Adjacency::kAddRemove : Adjacency::kReplaceOne));
+  }
+  const auto sb = bounds::bounds_of(poisson_scenario(50, "0.04", 1, 0.4));
+  CHECK(sb.params.adjacency == Adjacency::kReplaceOne);  // the quadratic worst-case pair
+  const auto values = bounds::evaluate_scenario(sb, {2.0});
+  CHECK(find(values, "mtz19_poisson_composition", 2.0).adjacency == Adjacency::kAddRemove);
+  CHECK(find(values, "gaussian_composition", 2.0).adjacency == Adjacency::kReplaceOne);
+  // A custom formula is written for the scenario: it takes the pair's relation.
+  CHECK(bounds::bound_adjacency("my_formula", Adjacency::kAddRemove) == Adjacency::kAddRemove);
+  CHECK(bounds::bound_adjacency("mtz19_poisson_composition", Adjacency::kReplaceOne) ==
+        Adjacency::kAddRemove);
+  // check/report print this line where the relations differ, nothing where they agree.
+  CHECK(bounds::adjacency_mismatch("gaussian_composition", Adjacency::kReplaceOne,
+                                   Adjacency::kReplaceOne)
+            .empty());
+  CHECK_THAT(bounds::adjacency_mismatch("mtz19_poisson_composition", Adjacency::kAddRemove,
+                                        Adjacency::kReplaceOne),
+             Contains("assumes add_remove neighbours, the audited pair is replace_one") &&
+                 Contains("may exceed it"));
+  CHECK_THAT(bounds::adjacency_mismatch("gaussian_composition", Adjacency::kReplaceOne,
+                                        Adjacency::kAddRemove),
+             Contains("also a replace-one pair"));
+}

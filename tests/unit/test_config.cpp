@@ -301,3 +301,41 @@ TEST_CASE("SHA-256 matches the FIPS 180-2 test vectors", "[core]") {
   CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
+
+TEST_CASE("data.adjacency is explicit, derived from the pair, and checked against it",
+          "[config][adjacency]") {
+  // Every preset replaces one record by another: replace-one neighbours.
+  CHECK(parse_experiment(kBase, "t.toml").scenarios[0].data.adjacency == Adjacency::kReplaceOne);
+  // A linear-loss record against a zero gradient is absent from every sum: add/remove.
+  const std::string linear = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "linear"
+[data]
+points = [[0.0], [0.0], [0.0], [1.0]]
+differing_index = 3
+replacement = [0.0]
+[training]
+scheme = "poisson"
+eta = 0.1
+sampling_rate = 0.5
+steps = 3
+[noise]
+step_std = 0.1
+)";
+  CHECK(parse_experiment(linear, "t.toml").scenarios[0].data.adjacency == Adjacency::kAddRemove);
+  // ... which is also a replacement, so the user may call it replace_one.
+  std::string as_replace = linear;
+  as_replace.insert(as_replace.find("replacement ="), "adjacency = \"replace_one\"\n");
+  CHECK(parse_experiment(as_replace, "t.toml").scenarios[0].data.adjacency ==
+        Adjacency::kReplaceOne);
+  // A quadratic pair cannot be add/remove: every record has a gradient.
+  CHECK_THAT(
+      error_of(with("preset", "preset = \"quadratic_worst_case\"\nadjacency = \"add_remove\"")),
+      Catch::Contains("data.adjacency = \"add_remove\"") && Catch::Contains("replace_one pair"));
+  CHECK_THAT(error_of(with("preset", "preset = \"quadratic_worst_case\"\nadjacency = \"swap\"")),
+             Catch::Contains("data.adjacency = \"swap\"") &&
+                 Catch::Contains("must be one of: replace_one, add_remove"));
+}

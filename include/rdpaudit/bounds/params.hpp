@@ -84,6 +84,9 @@ struct Params {
   long T = 0;   ///< total steps, >= 1; must equal K * floor(n/b) for the epoch schemes
   long j0 = 0;  ///< fixed order: index of the batch holding the differing record, 0..n/b-1
 
+  /// The neighbouring relation of the audited pair (custom bounds take it as theirs).
+  Adjacency adjacency = Adjacency::kReplaceOne;
+
   double feature_clip = kNaN;  ///< logistic only: feature norm clip L of Corollary 5.3
   double eps_norm = 0.0;       ///< Corollary 5.3's private-normalisation cost (0: none)
 };
@@ -126,6 +129,7 @@ struct BoundValue {
   std::string name;    ///< stable identifier, e.g. "ys_thm4.2_shuffle_partition"
   std::string source;  ///< citation: paper, theorem, equation
   Kind kind = Kind::kTheorem;
+  Adjacency adjacency = Adjacency::kReplaceOne;  ///< the relation the bound assumes
   double alpha = kNaN;
   std::optional<double> value;  ///< upper bound on R_alpha (finite or +inf); empty = n/a
   std::string not_applicable;   ///< human-readable reason when value is empty

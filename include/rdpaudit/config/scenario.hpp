@@ -40,6 +40,9 @@ struct NeighbouringPair {
   Eigen::VectorXd replacement;  ///< x'_{i0}, length p
   int replacement_label = 0;    ///< logistic: label of x'_{i0}
   int differing_index = 0;      ///< i0
+  /// data.adjacency: replace_one, or add_remove when one side of the differing record has a
+  /// gradient that is zero everywhere (linear loss, g = 0), i.e. is absent from every sum.
+  Adjacency adjacency = Adjacency::kReplaceOne;
 
   int n() const { return static_cast<int>(points.rows()); }
 };
