@@ -8,6 +8,7 @@
 #include "rdpaudit/bounds/mechanisms.hpp"
 #include "rdpaudit/bounds/ye_shokri.hpp"
 #include "rdpaudit/config/noise.hpp"
+#include "rdpaudit/core/error.hpp"
 
 using namespace rdpaudit::bounds;
 using Catch::Matchers::WithinRel;
@@ -325,4 +326,30 @@ TEST_CASE("RDP -> (epsilon, delta) conversions", "[bounds][known]") {
   // a tiny RDP curve: the improved formula goes negative and is clamped at 0
   CHECK(epsilon_improved({2.0}, {0.0}, 0.9).epsilon == 0.0);
   CHECK(std::isinf(epsilon_mironov({2.0}, {std::numeric_limits<double>::infinity()}, 0.5).epsilon));
+}
+
+TEST_CASE("delta(epsilon) inverts epsilon(delta) at every order, for both conversions",
+          "[bounds][conversion]") {
+  // One order: the conversion is a bijection between epsilon and delta.
+  for (double alpha : {1.5, 2.0, 10.0, 64.0}) {
+    for (double r : {0.0, 0.01, 0.7}) {
+      for (double delta : {1e-3, 1e-5, 1e-9}) {
+        INFO("alpha " << alpha << " r " << r << " delta " << delta);
+        const double em = epsilon_mironov({alpha}, {r}, delta).epsilon;
+        CHECK_THAT(delta_mironov({alpha}, {r}, em).delta, WithinRel(delta, 1e-10));
+        const double ei = epsilon_improved({alpha}, {r}, delta).epsilon;
+        if (ei > 0) CHECK_THAT(delta_improved({alpha}, {r}, ei).delta, WithinRel(delta, 1e-10));
+      }
+    }
+  }
+  // Over a grid: Gaussian R = alpha/80; delta at epsilon = 1 is min exp((alpha-1)(alpha/80-1)),
+  // attained at alpha = 40.5 -> on the integers 40 or 41 (equal), the first wins: 40.
+  std::vector<double> grid, rdp;
+  for (int a = 2; a <= 64; ++a) grid.push_back(a), rdp.push_back(a / 80.0);
+  const DeltaEpsilon d = delta_mironov(grid, rdp, 1.0);
+  CHECK(d.alpha == 40);
+  CHECK_THAT(d.delta, WithinRel(std::exp(-19.5), 1e-12));
+  CHECK(delta_improved(grid, rdp, 1.0).delta < d.delta);  // CKS 2020 is never worse
+  CHECK(delta_mironov({2.0}, {5.0}, 1.0).delta == 1.0);   // capped at 1
+  CHECK_THROWS_AS(delta_mironov({2.0}, {0.1}, -1.0), rdpaudit::InputError);
 }

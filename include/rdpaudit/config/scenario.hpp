@@ -84,7 +84,8 @@ struct BoundsSpec {
 /// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
 struct EstimateSpec {
   bool enabled = true;
-  std::vector<double> extra_alphas;  ///< added to dp_accounting's grid (1.1 ... 64)
+  std::vector<double> extra_alphas;  ///< added to the grid 1.1 ... 10.9, 11 ... 64 (dp_accounting's
+                                     ///< orders up to 63, plus 64)
   double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
   long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
   double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
