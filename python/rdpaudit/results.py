@@ -60,11 +60,14 @@ def _table(group: h5py.Group) -> dict:
 
 class Bounds(NamedTuple):
     """A scenario's `bounds/` group (format >= 1.2): values[i, j] bounds R_alpha of bound
-    names[i] at order alphas[j] (inf allowed, NaN where reasons[i] says it does not apply)."""
+    names[i] at order alphas[j] (inf allowed, NaN where reasons[i] says it does not apply).
+    adjacency[i]: the neighbouring relation bound i assumes, "replace_one" or "add_remove"
+    (None in files written before the column existed)."""
     alphas: np.ndarray
     names: list
     values: np.ndarray
     reasons: list
+    adjacency: Optional[list] = None
 
 
 class Audit:
@@ -168,7 +171,8 @@ class Scenario:
             return None
         g = self.group["bounds"]
         return Bounds(alphas=g["alphas"][()], names=_column(g["names"]).tolist(),
-                      values=g["values"][()], reasons=_column(g["reasons"]).tolist())
+                      values=g["values"][()], reasons=_column(g["reasons"]).tolist(),
+                      adjacency=_column(g["adjacency"]).tolist() if "adjacency" in g else None)
 
     def trajectories(self, dataset: str) -> int:
         return int(self._side(dataset).attrs["trajectories"])

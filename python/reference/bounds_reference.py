@@ -68,10 +68,21 @@ def point(name, scheme, alphas, **kw):
     p["name"] = name
     p["scheme"] = scheme
     n, b = p["n"], p["b"]
-    N = n // b
     if "T" not in p:
-        p["T"] = p["K"] * N  # whole epochs of floor(n/b) steps
+        p["T"] = p["K"] * (n // b)  # whole epochs of floor(n/b) steps
     p["alphas"] = alphas
+    return p
+
+
+def poisson_point(name, q, n, alphas, K, **kw):
+    """Poisson sampling at rate q: each record joins each step with probability q and the sum
+    is divided by the expected batch size q*n, which need not be whole.  b = q*n when it is a
+    whole number, else 0 (no batch of b records exists).  T = K floor(1/q) steps, as the
+    simulator counts a Poisson epoch (docs/experiments.md)."""
+    qn = q * n
+    b = round(qn) if round(qn) >= 1 and abs(round(qn) - qn) <= 1e-9 * qn else 0
+    p = point(name, "poisson", alphas, n=n, b=b, K=K, T=K * math.floor(1 / q + 1e-9), **kw)
+    p["q"] = q
     return p
 
 
@@ -90,9 +101,9 @@ POINTS = [
     point("fig2a_K200", "shuffle_partition", A_WIDE, K=200),
     point("fig2a_K1e5", "shuffle_partition", [2.0, 10.0, 1024.0], K=100000),
     # Figure 2 (b): (re)sample without replacement.
-    point("fig2b_K50", "sample_wor", A_FIG + [2.0, 2.5, 64.0], K=50),
-    point("fig2b_K200", "sample_wor", A_FIG + [1024.0], K=200),
-    point("fig2b_K1e5", "sample_wor", [10.0], K=100000),
+    point("fig2b_K50", "sample_without_replacement", A_FIG + [2.0, 2.5, 64.0], K=50),
+    point("fig2b_K200", "sample_without_replacement", A_FIG + [1024.0], K=200),
+    point("fig2b_K1e5", "sample_without_replacement", [10.0], K=100000),
     # Poisson subsampling with the Figure-2 constants (composition baselines only).
     point("fig_poisson_K200", "poisson", A_FIG + [1.5, 2.5, 64.0, 100.5, 1024.0], K=200),
     # Full-batch noisy GD (b = n), with Chourasia et al.'s Gaussian initialisation.
@@ -102,7 +113,7 @@ POINTS = [
     # Footnote 3: b does not divide n (n = 51, b = 2 -> floor(n/b) = 25 batches).
     point("nondivisible_fixed", "fixed_order", A_FIG, n=51, K=30, j0=3),
     point("nondivisible_shuffle", "shuffle_partition", A_FIG, n=51, K=30),
-    point("nondivisible_swor", "sample_wor", A_FIG, n=51, K=30),
+    point("nondivisible_swor", "sample_without_replacement", A_FIG, n=51, K=30),
     # Odd number of batches (n/b = 7): floor(n/(2b)) = 3.
     point("odd_batches_shuffle", "shuffle_partition", [2.0, 7.5, 30.0], n=70, b=10, K=40,
           lam=0.5, beta=2.0, eta=0.3, step_std=0.35),
@@ -116,15 +127,15 @@ POINTS = [
           beta=(2.0 ** 2 + 1) / 2 + 0.05, S_g=1.0, n=600, b=20, K=15, eta=0.3,
           step_std=0.3 * 1.5 * 1.0 / (2 * 20), feature_clip=2.0, eps_norm=0.125),
     # Linear loss <g_i, theta> on a bounded domain: convex, beta = 0, not strongly convex.
-    point("linear_blog_swor_short", "sample_wor", [2.0, 10.0, 100.0], loss="linear", lam=0.0,
+    point("linear_blog_swor_short", "sample_without_replacement", [2.0, 10.0, 100.0], loss="linear", lam=0.0,
           beta=0.0, S_g=2.0, L=1.0, D=2.0, n=100, b=10, K=3, eta=0.1, step_std=0.05),
-    point("linear_blog_swor_long", "sample_wor", [2.0, 10.0, 100.0], loss="linear", lam=0.0,
+    point("linear_blog_swor_long", "sample_without_replacement", [2.0, 10.0, 100.0], loss="linear", lam=0.0,
           beta=0.0, S_g=2.0, L=1.0, D=2.0, n=100, b=10, K=600, eta=0.1, step_std=0.05),
     point("linear_fixed_unbounded", "fixed_order", [2.0, 10.0], loss="linear", lam=0.0,
           beta=0.0, S_g=2.0, L=1.0, n=100, b=10, K=5, j0=4, eta=0.1, step_std=0.05),
     # Quadratic loss projected onto a ball (blog applies, the paper's unconstrained bounds do not).
     # Data in the ball of radius R = 1: S_g = 2 lambda R, L = lambda (D/2 + R).
-    point("quadratic_projected_swor", "sample_wor", [3.0, 20.0], lam=0.5, beta=0.5, S_g=1.0,
+    point("quadratic_projected_swor", "sample_without_replacement", [3.0, 20.0], lam=0.5, beta=0.5, S_g=1.0,
           L=0.5 * (1.5 + 1.0), D=3.0, n=40, b=4, K=25, eta=0.4, step_std=0.3),
     # Preconditions violated: step size too large (eta >= 2/(lambda+beta)), and n/b < 2.
     point("big_step_shuffle", "shuffle_partition", A_FIG, eta=0.5, K=10),
@@ -134,7 +145,16 @@ POINTS = [
     # Poisson with q = 1/2 (n = 4, b = 2): the MTZ fractional-order series converges slowly here.
     point("poisson_half_rate", "poisson", [1.01, 1.25, 1.5, 2.5, 7.5], n=4, K=10),
     point("poisson_half_rate_noisy", "poisson", [1.01, 1.5, 3.5], n=4, K=10, step_std=4.0),
-    point("tiny_rdp_swor", "sample_wor", [1.5, 2.0, 3.5, 12.0], K=10, step_std=1.0, n=1000,
+    # Poisson at a rate whose expected batch q n is not whole (issue 13 item 1): n = 20,
+    # q = 0.03 -> q n = 0.6 (below one record); n = 1000, q = 0.0015 -> q n = 1.5.  The
+    # simulator divides by q n, so the baselines use q and sensitivity eta S_g / (q n).
+    poisson_point("poisson_qn_0.6", 0.03, 20, [2.0, 4.0, 8.0, 2.5], K=2, S_g=1.0, step_std=0.1,
+                  eta=0.1),
+    poisson_point("poisson_qn_1.5", 0.0015, 1000, [2.0, 4.0, 10.0], K=1, S_g=1.0, step_std=0.05,
+                  eta=0.1),
+    # Poisson with a whole expected batch given as a rate: q = 0.04, n = 50 -> b = 2.
+    poisson_point("poisson_rate_whole", 0.04, 50, [10.0, 15.0], K=20),
+    point("tiny_rdp_swor", "sample_without_replacement", [1.5, 2.0, 3.5, 12.0], K=10, step_std=1.0, n=1000,
           b=10),
 ]
 
@@ -157,17 +177,20 @@ class NA(Exception):
 def derived(p):
     d = {}
     d["n"], d["b"], d["K"], d["T"] = p["n"], p["b"], p["K"], p["T"]
-    d["N"] = p["n"] // p["b"]  # footnote 3: floor(n/b) mini-batches per epoch
-    d["h"] = p["n"] // (2 * p["b"])  # floor(n/(2b))
+    d["N"] = p["n"] // p["b"] if p["b"] else 0  # footnote 3: floor(n/b) batches per epoch
+    d["h"] = p["n"] // (2 * p["b"]) if p["b"] else 0  # floor(n/(2b))
     d["eta"], d["s"] = M(p["eta"]), M(p["step_std"])
     d["lam"], d["beta"], d["S_g"] = M(p["lam"]), M(p["beta"]), M(p["S_g"])
     d["L"], d["D"] = M(p["L"]), M(p["D"])
-    d["q"] = mp.mpf(p["b"]) / p["n"]
+    # q: the Poisson rate when given, else b/n; nb: the normaliser of the summed gradient (the
+    # simulator divides a Poisson batch by q n, whole or not).
+    d["q"] = M(p["q"]) if "q" in p else mp.mpf(p["b"]) / p["n"]
+    d["nb"] = d["q"] * p["n"] if "q" in p else mp.mpf(p["b"])
     # Algorithm 1: s = sqrt(2 eta sigma^2)  ->  sigma^2 = s^2 / (2 eta)
     d["sigma2"] = d["s"] ** 2 / (2 * d["eta"])
     # Algorithm 2 (Section F.1): sigma = sqrt(eta/2) sigma_mul S_g / (2b)
     #   -> s^2 = 2 eta sigma^2 = eta^2 sigma_mul^2 S_g^2 / (4 b^2)  ->  sigma_mul = 2 b s/(eta S_g)
-    d["sigma_mul"] = 2 * p["b"] * d["s"] / (d["eta"] * d["S_g"]) if p["S_g"] > 0 else mp.inf
+    d["sigma_mul"] = 2 * d["nb"] * d["s"] / (d["eta"] * d["S_g"]) if p["S_g"] > 0 else mp.inf
     # Blog: the iterate receives N(0, eta^2 sigma_blog^2 I)  ->  sigma_blog = s / eta
     d["sigma_blog"] = d["s"] / d["eta"]
     return d
@@ -296,7 +319,7 @@ def thm4_2_fn4(p, d, alpha):
 def thm4_3(p, d, alpha):
     # Paper Thm 4.3: S_0^0 = 1; S_k^{j+1} = (b/n) e^{(alpha-1) alpha eta S_g^2/(4 sigma^2 b^2)} S
     #   + (1 - b/n) S^{(1-eta lambda)^2};  S_{k+1}^0 = S_k^{n/b};  eps <= log(S_K^0)/(alpha-1).
-    need_scheme(p, ("sample_wor", "full_batch"))
+    need_scheme(p, ("sample_without_replacement", "full_batch"))
     need_unconstrained(p)
     need_strongly_convex_smooth(p, d)
     need(d["eta"] < 2 / (d["lam"] + d["beta"]), "eta >= 2/(lambda+beta)")
@@ -384,14 +407,15 @@ def cor5_3(p, d, alpha):
 
 
 def fig2_composition(p, d, alpha):
-    # Figure 2 caption: (b/n) alpha eta S_g^2 / (4 sigma^2 b^2) K.
-    need_scheme(p, ("shuffle_partition", "sample_wor", "poisson"))
+    # Figure 2 caption: (b/n) alpha eta S_g^2 / (4 sigma^2 b^2) K: needs a batch of b records.
+    need_scheme(p, ("shuffle_partition", "sample_without_replacement", "poisson"))
+    need(p["b"] >= 1, "q*n = %s is not a whole number" % (p.get("q", 0) * p["n"]))
     need_whole_epochs(p, d)
     return d["q"] * gauss_term(alpha, d) * d["K"]
 
 
 def blog_common(p, d):
-    need_scheme(p, ("sample_wor", "full_batch"))
+    need_scheme(p, ("sample_without_replacement", "full_batch"))
     need(not math.isinf(p["D"]), "unbounded domain")
     need(not math.isinf(p["L"]), "not Lipschitz")
     need(d["beta"] == 0 or d["eta"] <= 2 / d["beta"], "eta > 2/M")
@@ -446,9 +470,10 @@ def mtz_rdp(q, z, alpha):
 
 
 def mtz_composition(p, d, alpha):
-    # MTZ 2019, noise multiplier z = s / (eta S_g / b) (paper Section E.1 item 1), over T steps.
+    # MTZ 2019, noise multiplier z = s / (eta S_g / b) (paper Section E.1 item 1), over T steps,
+    # at the simulated q with b -> q n (the simulator's normaliser).
     need_scheme(p, ("poisson",))
-    z = d["s"] / (d["eta"] * d["S_g"] / d["b"])
+    z = d["s"] / (d["eta"] * d["S_g"] / d["nb"])
     return d["T"] * mtz_rdp(d["q"], z, alpha)
 
 
@@ -475,7 +500,7 @@ def wbk_rdp(q, z, alpha):
 
 
 def wbk_composition(p, d, alpha):
-    need_scheme(p, ("sample_wor", "full_batch"))
+    need_scheme(p, ("sample_without_replacement", "full_batch"))
     z = d["s"] / (d["eta"] * d["S_g"] / d["b"])
     return d["T"] * wbk_rdp(d["q"], z, alpha)
 
@@ -488,7 +513,7 @@ def gaussian_composition(p, d, alpha):
         uses = d["K"]
     else:
         uses = d["T"]
-    delta = d["eta"] * d["S_g"] / d["b"]
+    delta = d["eta"] * d["S_g"] / d["nb"]
     return uses * alpha * delta ** 2 / (2 * d["s"] ** 2)
 
 
@@ -556,7 +581,7 @@ def main():
     pts_path = os.path.join(args.out_dir, "bounds_reference_points.csv")
     val_path = os.path.join(args.out_dir, "bounds_reference.csv")
     cols = ["point", "loss", "scheme", "init", "eta", "step_std", "lambda", "beta", "S_g", "L",
-            "D", "n", "b", "K", "T", "j0", "feature_clip", "eps_norm", "alphas"]
+            "D", "n", "b", "q", "K", "T", "j0", "feature_clip", "eps_norm", "alphas"]
     with open(pts_path, "w", newline="") as f:
         f.write("\n".join(header) + "\n")
         w = csv.writer(f, lineterminator="\n")
@@ -564,7 +589,8 @@ def main():
         for p in POINTS:
             w.writerow([p["name"], p["loss"], p["scheme"], p["init"], repr(p["eta"]),
                         repr(p["step_std"]), repr(p["lam"]), repr(p["beta"]), repr(p["S_g"]),
-                        repr(float(p["L"])), repr(float(p["D"])), p["n"], p["b"], p["K"],
+                        repr(float(p["L"])), repr(float(p["D"])), p["n"], p["b"],
+                        repr(float(p.get("q", float("nan")))), p["K"],
                         p["T"], p["j0"], repr(float(p["feature_clip"])), repr(p["eps_norm"]),
                         ";".join(repr(a) for a in p["alphas"])])
     rows = []

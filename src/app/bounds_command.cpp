@@ -1,10 +1,11 @@
 // `rdpaudit bounds FILE`: every applicable bound of every scenario at every order, as a
-// table; optionally the (epsilon, delta) each bound implies.
+// table; optionally the (epsilon, delta) each bound implies, at a given delta or epsilon.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "commands.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
@@ -14,8 +15,9 @@ namespace rdpaudit::app {
 
 namespace {
 
-// The order grid of Google's dp_accounting (1.1 ... 10.9 in steps of 0.1, 11 ... 64), plus
-// a few larger orders, for the RDP -> (epsilon, delta) conversion.
+// The RDP -> (epsilon, delta) grid: Google dp_accounting's default orders (1.1 ... 10.9 in
+// steps of 0.1, 11 ... 63, 128, 256, 512, 1024), plus 64, the largest order of the
+// estimators' grid (estimate::default_alpha_grid).
 std::vector<double> conversion_alphas() {
   std::vector<double> a;
   for (int i = 11; i <= 109; ++i) a.push_back(i / 10.0);
@@ -24,20 +26,68 @@ std::vector<double> conversion_alphas() {
   return a;
 }
 
+// One bound's RDP curve over the conversion grid, converted both ways where asked: Mironov
+// 2017 Prop. 3 and Canonne-Kamath-Steinke 2020 Prop. 12 (bounds/conversion.hpp).
+struct Conversion {
+  bool negative = false;  ///< some order gives a negative value (footnote 4 as printed)
+  std::optional<bounds::EpsilonDelta> eps_mironov, eps_improved;
+  std::optional<bounds::DeltaEpsilon> delta_mironov, delta_improved;
+};
+
+std::map<std::string, Conversion> conversions(const bounds::ScenarioBounds& sb,
+                                              const BoundsArgs& args) {
+  std::map<std::string, Conversion> out;
+  if (!(args.delta > 0) && !(args.epsilon >= 0)) return out;
+  // Only the orders where the bound applies: each one gives a valid (epsilon, delta).
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> curves;
+  for (const auto& v : bounds::evaluate_scenario(sb, conversion_alphas())) {
+    if (!v.applicable()) continue;
+    curves[v.name].first.push_back(v.alpha);
+    curves[v.name].second.push_back(*v.value);
+  }
+  for (const auto& [name, curve] : curves) {
+    const auto& [a, rdp] = curve;
+    Conversion& c = out[name];
+    if (*std::min_element(rdp.begin(), rdp.end()) < 0) {
+      c.negative = true;  // not an RDP curve (docs/bounds.md section 8), nothing to convert
+      continue;
+    }
+    if (args.delta > 0) {
+      c.eps_mironov = bounds::epsilon_mironov(a, rdp, args.delta);
+      c.eps_improved = bounds::epsilon_improved(a, rdp, args.delta);
+    }
+    if (args.epsilon >= 0) {
+      c.delta_mironov = bounds::delta_mironov(a, rdp, args.epsilon);
+      c.delta_improved = bounds::delta_improved(a, rdp, args.epsilon);
+    }
+  }
+  return out;
+}
+
 std::string cell(const bounds::BoundValue& v) {
   if (!v.applicable()) return "n/a";
   return std::isinf(*v.value) ? "inf" : fmt::format("{:.6g}", *v.value);
+}
+
+// "0.123457 @12": a converted value and the order that attains it.
+template <typename T>
+std::string at_order(const std::optional<T>& x, double T::*value) {
+  return x ? fmt::format("{:.6g} @{:g}", (*x).*value, x->alpha) : std::string("n/a");
 }
 
 void print_scenario(const config::Scenario& s, const std::vector<double>& alphas,
                     const BoundsArgs& args) {
   const auto sb = bounds::bounds_of(s);
   const auto& p = sb.params;
+  const std::string batch =
+      s.scheme == config::BatchScheme::kPoisson
+          ? fmt::format("q = {:g} (q n = {:g})", s.sampling_rate, bounds::batch_normaliser(p))
+          : fmt::format("b = {}", p.b);
   fmt::print(
-      "\nscenario {} ({}): {} loss, {}, n = {}, b = {}, eta = {:g}, sigma^2 = {:.6g}, "
+      "\nscenario {} ({}): {} loss, {}, {} pair, n = {}, {}, eta = {:g}, sigma^2 = {:.6g}, "
       "K = {}, T = {}\n",
-      s.index, describe_point(s), config::to_string(s.loss), config::to_string(s.scheme), p.n, p.b,
-      p.eta, bounds::alg1_sigma2(p), p.K, p.T);
+      s.index, describe_point(s), config::to_string(s.loss), config::to_string(s.scheme),
+      config::to_string(s.data.adjacency), p.n, batch, p.eta, bounds::alg1_sigma2(p), p.K, p.T);
   fmt::print("  constants: lambda = {:g}, beta = {:g}, S_g = {:g}, L = {:g}, D = {:g}, init = {}\n",
              p.lambda, p.beta, p.S_g, p.L, p.D, bounds::init_name(p.init));
   fmt::print("  ({})\n", sb.derivation);
@@ -52,41 +102,57 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
   }
   std::string header = fmt::format("  {:<34}", "bound \\ alpha");
   for (double a : alphas) header += fmt::format(" {:>11g}", a);
-  if (args.delta > 0) header += fmt::format("  {:>13} {:>13}", "eps Mironov", "eps improved");
+  if (args.delta > 0) header += fmt::format("  {:>18} {:>18}", "eps Mironov @a", "eps improved @a");
+  if (args.epsilon >= 0)
+    header += fmt::format("  {:>18} {:>18}", "delta Mironov @a", "delta improved @a");
   fmt::print("{}\n", header);
 
-  // (epsilon, delta) of each bound: its RDP curve over the conversion grid, evaluated once.
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> curves;
-  if (args.delta > 0) {
-    for (const auto& v : bounds::evaluate_scenario(sb, conversion_alphas())) {
-      if (!v.applicable()) continue;
-      curves[v.name].first.push_back(v.alpha);
-      curves[v.name].second.push_back(*v.value);
-    }
-  }
-  std::vector<std::string> reasons;
+  const auto conv = conversions(sb, args);
+  std::vector<std::string> reasons, relations;
   for (const auto& name : names) {
     const auto& row = by_name[name];
-    if (!row.front()->applicable() && !args.show_reasons) continue;
+    // A bound that applies at any order is kept by --applicable; its reasons are listed for
+    // the orders where it does not.
+    const auto na = std::find_if(row.begin(), row.end(),
+                                 [](const bounds::BoundValue* v) { return !v->applicable(); });
+    const bool any = std::any_of(row.begin(), row.end(),
+                                 [](const bounds::BoundValue* v) { return v->applicable(); });
+    if (!any && !args.show_reasons) continue;
     std::string line = fmt::format("  {:<34}", name);
     for (const auto* v : row) line += fmt::format(" {:>11}", cell(*v));
-    if (args.delta > 0 && curves.count(name)) {
-      const auto& [a, rdp] = curves[name];
-      if (*std::min_element(rdp.begin(), rdp.end()) < 0) {
-        // e.g. Footnote 4 as printed (docs/bounds.md): not an RDP curve, nothing to convert
-        line += fmt::format("  {:>27}", "(negative RDP)");
-      } else {
-        line += fmt::format("  {:>13.6g} {:>13.6g}",
-                            bounds::epsilon_mironov(a, rdp, args.delta).epsilon,
-                            bounds::epsilon_improved(a, rdp, args.delta).epsilon);
+    const auto c = conv.find(name);
+    if (c != conv.end() && c->second.negative) {
+      line += fmt::format("  {:>37}", "(negative RDP)");
+    } else {
+      const Conversion none;
+      const Conversion& x = c != conv.end() ? c->second : none;
+      if (args.delta > 0) {
+        line +=
+            fmt::format("  {:>18} {:>18}", at_order(x.eps_mironov, &bounds::EpsilonDelta::epsilon),
+                        at_order(x.eps_improved, &bounds::EpsilonDelta::epsilon));
+      }
+      if (args.epsilon >= 0) {
+        line +=
+            fmt::format("  {:>18} {:>18}", at_order(x.delta_mironov, &bounds::DeltaEpsilon::delta),
+                        at_order(x.delta_improved, &bounds::DeltaEpsilon::delta));
       }
     }
     fmt::print("{}\n", line);
-    if (!row.front()->applicable()) reasons.push_back(name + ": " + row.front()->not_applicable);
+    if (na != row.end()) {
+      reasons.push_back(name + (any ? fmt::format(" (at alpha = {:g})", (*na)->alpha) : "") + ": " +
+                        (*na)->not_applicable);
+    }
+    const std::string note =
+        bounds::adjacency_mismatch(name, row.front()->adjacency, s.data.adjacency);
+    if (any && !note.empty()) relations.push_back(note);
   }
   if (!reasons.empty()) {
     fmt::print("  not applicable:\n");
     for (const auto& r : reasons) fmt::print("    {}\n", r);
+  }
+  if (!relations.empty()) {
+    fmt::print("  neighbouring relation:\n");
+    for (const auto& r : relations) fmt::print("    {}\n", r);
   }
 }
 
@@ -96,20 +162,55 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+std::string full(double x) {
+  return fmt::format("{:.17g}", x);
+}
+
+// The CSV's conversion columns of one bound: empty where it has no (epsilon, delta).
+std::string csv_conversions(const std::map<std::string, Conversion>& conv, const std::string& name,
+                            const BoundsArgs& args) {
+  const auto c = conv.find(name);
+  const bool ok = c != conv.end() && !c->second.negative;
+  std::string out;
+  if (args.delta > 0) {
+    out +=
+        ok ? fmt::format(",{},{},{},{}", full(c->second.eps_mironov->epsilon),
+                         full(c->second.eps_mironov->alpha), full(c->second.eps_improved->epsilon),
+                         full(c->second.eps_improved->alpha))
+           : std::string(",,,,");
+  }
+  if (args.epsilon >= 0) {
+    out += ok ? fmt::format(",{},{},{},{}", full(c->second.delta_mironov->delta),
+                            full(c->second.delta_mironov->alpha),
+                            full(c->second.delta_improved->delta),
+                            full(c->second.delta_improved->alpha))
+              : std::string(",,,,");
+  }
+  return out;
+}
+
 void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
-  fmt::print("scenario,sweep,scheme,K,T,j0,bound,kind,alpha,value,not_applicable\n");
+  std::string header =
+      "scenario,sweep,scheme,adjacency,K,T,j0,bound,kind,bound_adjacency,alpha,value,not_"
+      "applicable";
+  if (args.delta > 0) header += ",eps_mironov,alpha_mironov,eps_improved,alpha_improved";
+  if (args.epsilon >= 0)
+    header += ",delta_mironov,alpha_delta_mironov,delta_improved,alpha_delta_improved";
+  fmt::print("{}\n", header);
   for (const auto& s : spec.scenarios) {
     const auto& alphas = !args.alphas.empty()       ? args.alphas
                          : !s.bounds.alphas.empty() ? s.bounds.alphas
                                                     : bounds::default_table_alphas();
     const auto sb = bounds::bounds_of(s);
+    const auto conv = conversions(sb, args);
     for (const auto& v : bounds::evaluate_scenario(sb, alphas)) {
       if (!v.applicable() && !args.show_reasons) continue;
-      fmt::print("{},{},{},{},{},{},{},{},{:.17g},{},{}\n", s.index, csv_field(describe_point(s)),
-                 config::to_string(s.scheme), sb.params.K, sb.params.T, sb.params.j0, v.name,
-                 bounds::kind_name(v.kind), v.alpha,
-                 v.applicable() ? fmt::format("{:.17g}", *v.value) : std::string(),
-                 csv_field(v.not_applicable));
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", s.index,
+                 csv_field(describe_point(s)), config::to_string(s.scheme),
+                 config::to_string(s.data.adjacency), sb.params.K, sb.params.T, sb.params.j0,
+                 v.name, bounds::kind_name(v.kind), config::to_string(v.adjacency), full(v.alpha),
+                 v.applicable() ? full(*v.value) : std::string(), csv_field(v.not_applicable),
+                 csv_conversions(conv, v.name, args));
     }
   }
 }
@@ -126,9 +227,12 @@ int bounds_command(const BoundsArgs& args) {
       "analytic Renyi-DP bounds (upper bounds on R_alpha of the last iterate) for {} ({} "
       "scenario(s)); docs/bounds.md describes each bound\n",
       spec.name, spec.scenarios.size());
+  const char* grid = "alpha in 1.1..10.9 (step 0.1), 11..64, 128, 256, 512, 1024";
   if (args.delta > 0) {
-    fmt::print("epsilon at delta = {:g}: minimised over alpha in 1.1..10.9, 11..64, 128..1024\n",
-               args.delta);
+    fmt::print("epsilon at delta = {:g}: minimised over {} (@: the order)\n", args.delta, grid);
+  }
+  if (args.epsilon >= 0) {
+    fmt::print("delta at epsilon = {:g}: minimised over {} (@: the order)\n", args.epsilon, grid);
   }
   for (const auto& s : spec.scenarios) {
     const auto& alphas = !args.alphas.empty()       ? args.alphas

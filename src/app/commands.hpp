@@ -23,6 +23,7 @@ struct BoundsArgs {
   std::string file;
   std::vector<double> alphas;  ///< empty: the file's bounds.alphas, else the default table
   double delta = 0;            ///< > 0: also print epsilon(delta) of every bound
+  double epsilon = -1;         ///< >= 0: also print delta(epsilon) of every bound
   bool show_reasons = true;
   bool csv = false;  ///< machine-readable rows instead of tables
 };

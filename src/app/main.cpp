@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -80,11 +81,14 @@ int main(int argc, char** argv) {
       ->add_option("--alpha", bounds_args.alphas,
                    "orders (default: bounds.alphas, else 2 4 8 10 15 16 32 64)")
       ->delimiter(',');
-  bounds->add_option("--delta", bounds_args.delta, "also print epsilon at this delta");
+  bounds->add_option("--delta", bounds_args.delta,
+                     "also print epsilon at this delta and the order that attains it");
+  bounds->add_option("--epsilon", bounds_args.epsilon,
+                     "also print delta at this epsilon and the order that attains it");
   bounds->add_flag("--applicable", only_applicable, "omit bounds that do not apply");
   bounds->add_flag("--csv", bounds_args.csv,
-                   "CSV rows: scenario, sweep point, scheme, K, T, j0, bound, kind, alpha, value, "
-                   "reason if n/a");
+                   "CSV rows: scenario, sweep point, scheme, K, T, j0, bound, kind, adjacency, "
+                   "alpha, value, reason if n/a (+ epsilon/delta columns with --delta/--epsilon)");
 
   try {
     cli.parse(argc, argv);
@@ -113,6 +117,11 @@ int main(int argc, char** argv) {
       }
       if (bounds->count("--delta") && !(bounds_args.delta > 0 && bounds_args.delta < 1)) {
         throw InputError("--delta", fmt::format("{}", bounds_args.delta), "must be in (0, 1)");
+      }
+      if (bounds->count("--epsilon") &&
+          !(bounds_args.epsilon >= 0 && std::isfinite(bounds_args.epsilon))) {
+        throw InputError("--epsilon", fmt::format("{}", bounds_args.epsilon),
+                         "must be >= 0 and finite");
       }
       bounds_args.file = file;
       bounds_args.show_reasons = !only_applicable;

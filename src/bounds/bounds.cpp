@@ -32,11 +32,11 @@ class Checks {
   bool ok() const { return reasons_.empty(); }
   const std::string& reasons() const { return reasons_; }
 
-  void scheme(std::initializer_list<Scheme> allowed, const char* why) {
-    for (Scheme s : allowed) {
+  void scheme(std::initializer_list<BatchScheme> allowed, const char* why) {
+    for (BatchScheme s : allowed) {
       if (p_.scheme == s) return;
     }
-    require(false, fmt::format("scheme {} is not covered: {}", scheme_name(p_.scheme), why));
+    require(false, fmt::format("scheme {} is not covered: {}", config::to_string(p_.scheme), why));
   }
   void unconstrained() {
     require(std::isinf(p_.D),
@@ -63,7 +63,16 @@ class Checks {
                         "assumes n/b >= 2",
                         p_.n, p_.b, batches_per_epoch(p_)));
   }
+  /// The bound counts batches of b records (n/b, b/n, a batch of b): a Poisson scenario
+  /// qualifies only when its expected batch size q*n is a whole number b.
+  void whole_batch() {
+    require(p_.b >= 1,
+            fmt::format("the expected Poisson batch size q*n = {} is not a whole number; the "
+                        "bound counts batches of b records",
+                        g(batch_normaliser(p_))));
+  }
   void whole_epochs() {
+    if (p_.b < 1) return;  // whole_batch() gives the reason
     const long steps = p_.K * batches_per_epoch(p_);
     require(p_.T == steps, fmt::format("T = {} is not K floor(n/b) = {}: the bound counts "
                                        "whole epochs",
@@ -94,7 +103,7 @@ const char* const kStronglyConvexStep = "2/(lambda+beta)";
 // ---- Ye & Shokri 2022 ----
 
 std::optional<double> thm2_1(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kShufflePartition, Scheme::kFixedOrder, Scheme::kFullBatch},
+  c.scheme({BatchScheme::kShufflePartition, BatchScheme::kFixedOrder, BatchScheme::kFullBatch},
            "Theorem 2.1 is stated for shuffle and partition (Figure 1 also uses it for a fixed "
            "order; full batch is the case n/b = 1)");
   c.unconstrained();
@@ -111,21 +120,21 @@ void thm3_3_checks(const Params& p, Checks& c) {
 }
 
 std::optional<double> thm3_3_fixed(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kFixedOrder},
+  c.scheme({BatchScheme::kFixedOrder},
            "Theorem 3.3 is conditioned on one fixed sequence of partitioned mini-batches");
   thm3_3_checks(p, c);
   return when_ok(c, [&] { return ye_shokri::thm3_3(p, a, p.j0); });
 }
 
 std::optional<double> thm3_3_worst(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kFixedOrder, Scheme::kShufflePartition},
+  c.scheme({BatchScheme::kFixedOrder, BatchScheme::kShufflePartition},
            "Theorem 3.3 needs one partition kept for all epochs (fixed, or drawn once)");
   thm3_3_checks(p, c);
   return when_ok(c, [&] { return ye_shokri::thm3_3(p, a, batches_per_epoch(p) - 1); });
 }
 
 void thm4_2_checks(const Params& p, Checks& c) {
-  c.scheme({Scheme::kShufflePartition},
+  c.scheme({BatchScheme::kShufflePartition},
            "Theorem 4.2 analyses shuffle and partition with one partition kept for all epochs "
            "(Algorithm 1, step 2)");
   thm3_3_checks(p, c);
@@ -142,7 +151,7 @@ std::optional<double> thm4_2_fn4(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> thm4_3(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kSampleWithoutReplacement, Scheme::kFullBatch},
+  c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
            "Theorem 4.3 analyses (re)sampling b indices without replacement for every step");
   c.unconstrained();
   c.strongly_convex_smooth();
@@ -152,17 +161,17 @@ std::optional<double> thm4_3(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> thmD4(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kFixedOrder, Scheme::kFullBatch},
+  c.scheme({BatchScheme::kFixedOrder, BatchScheme::kFullBatch},
            "Theorem D.4 is conditioned on fixed mini-batches");
   c.unconstrained();
   c.require(p.beta == 0.0 || p.eta < 2.0 / p.beta,
             fmt::format("step size eta = {} is not < 2/beta = {}", g(p.eta), g(2.0 / p.beta)));
-  const long j0 = p.scheme == Scheme::kFixedOrder ? p.j0 : 0;
+  const long j0 = p.scheme == BatchScheme::kFixedOrder ? p.j0 : 0;
   return when_ok(c, [&] { return ye_shokri::thmD4(p, a, j0); });
 }
 
 std::optional<double> thmD5(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kFixedOrder},
+  c.scheme({BatchScheme::kFixedOrder},
            "Theorem D.5 is conditioned on a fixed sequence of partitioned mini-batches");
   c.unconstrained();
   c.strongly_convex_smooth();
@@ -177,7 +186,7 @@ std::optional<double> thmD5(const Params& p, double a, Checks& c) {
 }
 
 void full_batch_checks(const Params& p, Checks& c, const char* which) {
-  c.scheme({Scheme::kFullBatch}, which);
+  c.scheme({BatchScheme::kFullBatch}, which);
   c.unconstrained();
   c.strongly_convex_smooth();
   c.step(1.0 / p.beta, true, "1/beta");
@@ -198,11 +207,11 @@ std::optional<double> thmD7(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> cor5_3(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kShufflePartition},
+  c.scheme({BatchScheme::kShufflePartition},
            "Corollary 5.3 applies Theorem 4.2 (shuffle and partition)");
-  c.require(p.loss == LossFamily::kLogistic,
+  c.require(p.loss == LossKind::kLogistic,
             fmt::format("loss {}: Corollary 5.3 is for regularised logistic regression",
-                        loss_family_name(p.loss)));
+                        config::to_string(p.loss)));
   c.unconstrained();
   c.require(p.lambda > 0.0, "the loss is not strongly convex (lambda = 0)");
   c.two_batches();
@@ -216,8 +225,10 @@ std::optional<double> cor5_3(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> fig2(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kShufflePartition, Scheme::kSampleWithoutReplacement, Scheme::kPoisson},
+  c.scheme({BatchScheme::kShufflePartition, BatchScheme::kSampleWithoutReplacement,
+            BatchScheme::kPoisson},
            "Figure 2 uses this composition baseline for stochastic mini-batches");
+  c.whole_batch();
   c.whole_epochs();
   return when_ok(c, [&] { return ye_shokri::fig2_composition(p, a); });
 }
@@ -225,7 +236,7 @@ std::optional<double> fig2(const Params& p, double a, Checks& c) {
 // ---- blog ----
 
 void blog_checks(const Params& p, Checks& c) {
-  c.scheme({Scheme::kSampleWithoutReplacement, Scheme::kFullBatch},
+  c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
            "the blog samples a uniformly random mini-batch of size b at every iteration");
   c.require(std::isfinite(p.D),
             "the domain is unbounded (D = inf); the blog projects onto a "
@@ -252,25 +263,20 @@ std::optional<double> blog_step5(const Params& p, double a, Checks& c) {
 
 // ---- composition baselines ----
 
-double noise_multiplier(const Params& p) {
-  const double sens = step_sensitivity(p);
-  return sens > 0.0 ? p.step_std / sens : kInf;
-}
-
 std::optional<double> mtz(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kPoisson},
+  c.scheme({BatchScheme::kPoisson},
            "the sampled Gaussian mechanism samples each record "
            "independently (Poisson)");
   return when_ok(c, [&] {
-    return static_cast<double>(p.T) * mtz_poisson_rdp(sampling_rate(p), noise_multiplier(p), a);
+    return static_cast<double>(p.T) * mtz_poisson_rdp(sampling_rate(p), step_noise_ratio(p), a);
   });
 }
 
 std::optional<double> wbk(const Params& p, double a, Checks& c) {
-  c.scheme({Scheme::kSampleWithoutReplacement, Scheme::kFullBatch},
+  c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
            "Wang et al. 2019 analyse a subsample of fixed size drawn without replacement");
   return when_ok(c, [&] {
-    return static_cast<double>(p.T) * wbk_swor_rdp(sampling_rate(p), noise_multiplier(p), a);
+    return static_cast<double>(p.T) * wbk_swor_rdp(sampling_rate(p), step_noise_ratio(p), a);
   });
 }
 
@@ -278,9 +284,9 @@ std::optional<double> gaussian_composition(const Params& p, double a, Checks& c)
   // Steps that can touch the differing record: one per epoch when every epoch visits every
   // record once, otherwise (sampling) every step.
   const bool per_epoch =
-      p.scheme != Scheme::kSampleWithoutReplacement && p.scheme != Scheme::kPoisson;
+      p.scheme != BatchScheme::kSampleWithoutReplacement && p.scheme != BatchScheme::kPoisson;
   const double uses = static_cast<double>(per_epoch ? p.K : p.T);
-  return when_ok(c, [&] { return uses * gaussian_rdp(noise_multiplier(p), a); });
+  return when_ok(c, [&] { return uses * gaussian_rdp(step_noise_ratio(p), a); });
 }
 
 const std::vector<Entry>& entries() {
@@ -311,7 +317,8 @@ const std::vector<Entry>& entries() {
       {{"ys_thm4.3_sample_wor",
         "Ye & Shokri 2022, Theorem 4.3, Eq. (6), recursion (148)-(150) in log space",
         Kind::kTheorem,
-        "sample_wor (full_batch); lambda > 0; eta < 2/(lambda+beta); T = K floor(n/b); "
+        "sample_without_replacement (full_batch); lambda > 0; eta < 2/(lambda+beta); T = K "
+        "floor(n/b); "
         "unconstrained"},
        thm4_3},
       {{"ys_thmD.4_convex", "Ye & Shokri 2022, Theorem D.4, Eq. (80), batch j0", Kind::kTheorem,
@@ -341,10 +348,13 @@ const std::vector<Entry>& entries() {
       {{"ys_fig2_composition_approx",
         "Ye & Shokri 2022, Figure 2 caption: composition bound 'approximately' (b/n) alpha "
         "eta S_g^2 / (4 sigma^2 b^2) K",
-        Kind::kApproximation, "shuffle_partition, sample_wor, poisson; T = K floor(n/b)"},
+        Kind::kApproximation,
+        "shuffle_partition, sample_without_replacement, poisson; T = K floor(n/b)",
+        Adjacency::kAddRemove},  // the leading term of MTZ's add/remove accountant
        fig2},
       {{"blog_thm1_saturation", "Privacy Saturation blog, Theorem 1", Kind::kTheorem,
-        "sample_wor (full_batch); convex; L < inf; D < inf (projected); eta <= 2/M; fixed "
+        "sample_without_replacement (full_batch); convex; L < inf; D < inf (projected); eta <= "
+        "2/M; fixed "
         "start"},
        blog_thm1},
       {{"blog_step5_as_derived",
@@ -354,12 +364,12 @@ const std::vector<Entry>& entries() {
       {{"mtz19_poisson_composition",
         "Mironov, Talwar, Zhang 2019 (sampled Gaussian mechanism, add/remove neighbours), "
         "noise multiplier s/(eta S_g/b) as in Ye & Shokri Sec. E.1, composed over T steps",
-        Kind::kBaseline, "poisson"},
+        Kind::kBaseline, "poisson", Adjacency::kAddRemove},
        mtz},
       {{"wbk19_swor_composition",
         "Wang, Balle, Kasiviswanathan 2019, Theorem 9 + Corollary 10 (replace-one), Gaussian "
         "with sensitivity eta S_g/b, composed over T steps",
-        Kind::kTheorem, "sample_wor, full_batch"},
+        Kind::kTheorem, "sample_without_replacement, full_batch"},
        wbk},
       {{"gaussian_composition",
         "Mironov 2017, Corollary 3 (Gaussian mechanism) + Proposition 1 (composition), "
@@ -372,7 +382,8 @@ const std::vector<Entry>& entries() {
 
 BoundValue run(const Entry& e, const Params& p, double alpha) {
   Checks checks(p);
-  BoundValue out{e.info.name, e.info.source, e.info.kind, alpha, std::nullopt, ""};
+  BoundValue out{e.info.name, e.info.source, e.info.kind, e.info.adjacency,
+                 alpha,       std::nullopt,  ""};
   out.value = e.eval(p, alpha, checks);
   if (!out.value) out.not_applicable = checks.reasons();
   return out;
@@ -387,6 +398,29 @@ const std::vector<BoundInfo>& bound_catalogue() {
     return v;
   }();
   return infos;
+}
+
+Adjacency bound_adjacency(std::string_view name, Adjacency scenario) {
+  for (const Entry& e : entries()) {
+    if (e.info.name == name) return e.info.adjacency;
+  }
+  return scenario;
+}
+
+std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario) {
+  if (bound == scenario) return "";
+  const std::string head = fmt::format("{} assumes {} neighbours, the audited pair is {}: ", name,
+                                       config::to_string(bound), config::to_string(scenario));
+  if (bound == Adjacency::kAddRemove) {
+    return head +
+           "a replace-one divergence may exceed it without contradicting its source (it is a "
+           "baseline, not a bound for this pair)";
+  }
+  // An add/remove pair here is a record against one with zero gradient, which is also a
+  // replacement of one record, so the replace-one statement covers it.
+  return head +
+         "the pair (a record against one with zero gradient) is also a replace-one pair, so "
+         "the bound covers it";
 }
 
 BoundValue evaluate_bound(std::string_view name, const Params& p, double alpha) {

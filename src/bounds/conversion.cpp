@@ -33,6 +33,28 @@ void check(const std::vector<double>& alphas, const std::vector<double>& rdp, do
   }
 }
 
+void check_epsilon(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                   double epsilon) {
+  check(alphas, rdp, 0.5);  // the orders and values; delta is not an input here
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
+    throw InputError("epsilon", fmt::format("{}", epsilon), "must be >= 0 and finite");
+  }
+}
+
+/// min over the grid of exp(log_delta_at(alpha, r)), capped at 1.
+template <typename F>
+DeltaEpsilon minimise_delta(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                            F&& log_delta_at) {
+  DeltaEpsilon best{1.0, alphas.front()};
+  double best_log = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    const double l = log_delta_at(alphas[i], rdp[i]);
+    if (l < best_log) best_log = l, best.alpha = alphas[i];
+  }
+  best.delta = std::min(1.0, std::exp(best_log));
+  return best;
+}
+
 template <typename F>
 EpsilonDelta minimise(const std::vector<double>& alphas, const std::vector<double>& rdp,
                       F&& eps_at) {
@@ -62,6 +84,20 @@ EpsilonDelta epsilon_improved(const std::vector<double>& alphas, const std::vect
   });
   best.epsilon = std::max(best.epsilon, 0.0);
   return best;
+}
+
+DeltaEpsilon delta_mironov(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                           double epsilon) {
+  check_epsilon(alphas, rdp, epsilon);
+  return minimise_delta(alphas, rdp, [&](double a, double r) { return (a - 1.0) * (r - epsilon); });
+}
+
+DeltaEpsilon delta_improved(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                            double epsilon) {
+  check_epsilon(alphas, rdp, epsilon);
+  return minimise_delta(alphas, rdp, [&](double a, double r) {
+    return (a - 1.0) * (r - epsilon) + (a - 1.0) * std::log1p(-1.0 / a) - std::log(a);
+  });
 }
 
 }  // namespace rdpaudit::bounds

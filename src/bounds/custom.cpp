@@ -28,7 +28,7 @@ struct Env {
          p.L,
          p.D,
          static_cast<double>(p.n),
-         static_cast<double>(p.b),
+         batch_normaliser(p),  // Poisson: q*n, whole or not
          static_cast<double>(p.K),
          static_cast<double>(p.T),
          static_cast<double>(p.j0),
@@ -97,7 +97,8 @@ CustomBound::CustomBound(CustomBoundSpec spec) : spec_(std::move(spec)) {
 BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
   validate(p);
   validate_alpha(alpha);
-  BoundValue out{spec_.name, spec_.source, Kind::kCustom, alpha, std::nullopt, ""};
+  // A custom formula is written for the scenario at hand: it assumes the pair's relation.
+  BoundValue out{spec_.name, spec_.source, Kind::kCustom, p.adjacency, alpha, std::nullopt, ""};
   Env env;
   env.fill(p, alpha);
   for (std::size_t i = 0; i < spec_.conditions.size(); ++i) {

@@ -22,7 +22,7 @@ LossConstants derive_loss_constants(const LossDescription& loss) {
   require(loss.lambda >= 0.0 && std::isfinite(loss.lambda), "loss.lambda", loss.lambda,
           "must be >= 0 and finite");
   switch (loss.family) {
-    case LossFamily::kQuadratic: {
+    case LossKind::kQuadratic: {
       const double R = loss.data_radius;
       require(R >= 0.0 && std::isfinite(R), "loss.data_radius", R,
               "must be >= 0 and finite for the quadratic loss (it bounds S_g)");
@@ -32,7 +32,7 @@ LossConstants derive_loss_constants(const LossDescription& loss) {
               "beta = lambda; total-gradient sensitivity lambda ||x-x'|| <= 2 lambda R; "
               "||grad|| <= lambda (D/2 + R) on the ball of diameter D"};
     }
-    case LossFamily::kLogistic: {
+    case LossKind::kLogistic: {
       const double Lf = loss.feature_clip;
       require(Lf >= 0.0 && std::isfinite(Lf), "loss.feature_clip", Lf,
               "must be >= 0 and finite for the logistic loss (Prop. 5.1 needs ||x|| <= L)");
@@ -51,7 +51,7 @@ LossConstants derive_loss_constants(const LossDescription& loss) {
                   : "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
                     "S_g = 2 C from the per-example clip C = S_g/2 (Prop. 5.2)"};
     }
-    case LossFamily::kLinear: {
+    case LossKind::kLinear: {
       require(loss.lambda == 0.0, "loss.lambda", loss.lambda,
               "must be 0 for the linear loss (it is not strongly convex)");
       const double R = loss.data_radius;

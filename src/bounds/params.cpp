@@ -6,24 +6,12 @@
 #include <cmath>
 #include <utility>
 
+#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::bounds {
 namespace {
 
-constexpr std::array<std::pair<Scheme, std::string_view>, 6> kSchemes{{
-    {Scheme::kFixedOrder, "fixed_order"},
-    {Scheme::kShufflePartition, "shuffle_partition"},
-    {Scheme::kShuffleEachEpoch, "shuffle_each_epoch"},
-    {Scheme::kSampleWithoutReplacement, "sample_wor"},
-    {Scheme::kPoisson, "poisson"},
-    {Scheme::kFullBatch, "full_batch"},
-}};
-constexpr std::array<std::pair<LossFamily, std::string_view>, 3> kLosses{{
-    {LossFamily::kQuadratic, "quadratic"},
-    {LossFamily::kLogistic, "logistic"},
-    {LossFamily::kLinear, "linear"},
-}};
 constexpr std::array<std::pair<Init, std::string_view>, 3> kInits{{
     {Init::kFixedPoint, "fixed"},
     {Init::kGaussian, "gaussian"},
@@ -66,12 +54,6 @@ void require_nonnegative(const char* key, double x, bool allow_inf) {
 
 }  // namespace
 
-std::string_view scheme_name(Scheme s) {
-  return name_of(kSchemes, s);
-}
-std::string_view loss_family_name(LossFamily f) {
-  return name_of(kLosses, f);
-}
 std::string_view init_name(Init i) {
   return name_of(kInits, i);
 }
@@ -90,12 +72,6 @@ std::string_view kind_name(Kind k) {
   }
   return "?";
 }
-Scheme parse_scheme(std::string_view name) {
-  return parse_of(kSchemes, name, "bounds.scheme");
-}
-LossFamily parse_loss_family(std::string_view name) {
-  return parse_of(kLosses, name, "bounds.loss");
-}
 Init parse_init(std::string_view name) {
   return parse_of(kInits, name, "bounds.init");
 }
@@ -111,24 +87,39 @@ void validate(const Params& p) {
   require_nonnegative("bounds.eps_norm", p.eps_norm, false);
   if (!std::isnan(p.feature_clip)) require_nonnegative("bounds.feature_clip", p.feature_clip, true);
   if (p.n < 1) throw InputError("bounds.n", std::to_string(p.n), "must be >= 1");
-  if (p.b < 1 || p.b > p.n) {
+  const bool poisson_rate = p.scheme == BatchScheme::kPoisson && !std::isnan(p.q);
+  if (!std::isnan(p.q) && p.scheme != BatchScheme::kPoisson) {
+    throw InputError("bounds.q", num(p.q),
+                     fmt::format("is for scheme poisson only (scheme {}: q = b/n)",
+                                 config::to_string(p.scheme)));
+  }
+  if (poisson_rate) {
+    if (!(p.q > 0.0 && p.q <= 1.0)) throw InputError("bounds.q", num(p.q), "must be in (0, 1]");
+    const double qn = p.q * static_cast<double>(p.n);
+    if (p.b != 0 && !whole_batch(p.b, qn)) {
+      throw InputError(
+          "bounds.b", std::to_string(p.b),
+          fmt::format("must be q*n = {} (or 0 when q*n is not a whole number)", num(qn)));
+    }
+  } else if (p.b < 1 || p.b > p.n) {
     throw InputError("bounds.b", std::to_string(p.b), fmt::format("must be in 1..n = {}", p.n));
   }
   if (p.K < 1) throw InputError("bounds.K", std::to_string(p.K), "must be >= 1");
   if (p.T < 1) throw InputError("bounds.T", std::to_string(p.T), "must be >= 1");
   const long batches = batches_per_epoch(p);
-  if (p.scheme == Scheme::kFullBatch && p.b != p.n) {
+  if (p.scheme == BatchScheme::kFullBatch && p.b != p.n) {
     throw InputError("bounds.b", std::to_string(p.b),
                      fmt::format("must equal n = {} for scheme full_batch", p.n));
   }
-  const bool epochs = p.scheme == Scheme::kFixedOrder || p.scheme == Scheme::kShufflePartition ||
-                      p.scheme == Scheme::kShuffleEachEpoch || p.scheme == Scheme::kFullBatch;
+  const bool epochs =
+      p.scheme == BatchScheme::kFixedOrder || p.scheme == BatchScheme::kShufflePartition ||
+      p.scheme == BatchScheme::kShuffleEachEpoch || p.scheme == BatchScheme::kFullBatch;
   if (epochs && p.T != p.K * batches) {
     throw InputError("bounds.T", std::to_string(p.T),
                      fmt::format("must equal K * floor(n/b) = {} * {} = {} for scheme {}", p.K,
-                                 batches, p.K * batches, scheme_name(p.scheme)));
+                                 batches, p.K * batches, config::to_string(p.scheme)));
   }
-  if (p.scheme == Scheme::kFixedOrder && (p.j0 < 0 || p.j0 >= batches)) {
+  if (p.scheme == BatchScheme::kFixedOrder && (p.j0 < 0 || p.j0 >= batches)) {
     throw InputError("bounds.j0", std::to_string(p.j0),
                      fmt::format("must be in 0..floor(n/b)-1 = {}", batches - 1));
   }
@@ -141,32 +132,42 @@ void validate_alpha(double alpha) {
 }
 
 long batches_per_epoch(const Params& p) {
-  return p.n / p.b;
+  return p.b > 0 ? p.n / p.b : 0;
 }
 double sampling_rate(const Params& p) {
+  if (p.scheme == BatchScheme::kPoisson && !std::isnan(p.q)) return p.q;
   return static_cast<double>(p.b) / static_cast<double>(p.n);
 }
+double batch_normaliser(const Params& p) {
+  // The simulator divides a Poisson batch's sum by q*n (sim/batches.hpp), whole or not.
+  if (p.scheme == BatchScheme::kPoisson && !std::isnan(p.q)) return p.q * static_cast<double>(p.n);
+  return static_cast<double>(p.b);
+}
 double step_sensitivity(const Params& p) {
-  return p.eta * p.S_g / static_cast<double>(p.b);
+  return p.eta * p.S_g / batch_normaliser(p);
+}
+double step_noise_ratio(const Params& p) {
+  const double sens = step_sensitivity(p);
+  return sens > 0.0 ? p.step_std / sens : kInf;
 }
 double alg1_sigma2(const Params& p) {
-  return p.step_std * p.step_std / (2.0 * p.eta);
+  return config::sigma2_from_step_std(p.step_std, p.eta);
 }
 double alg2_sigma_mul(const Params& p) {
-  return p.S_g > 0.0 ? 2.0 * static_cast<double>(p.b) * p.step_std / (p.eta * p.S_g) : kInf;
+  return config::paper_noise_multiplier_from_step_std(p.step_std, p.eta, p.S_g,
+                                                      batch_normaliser(p));
 }
 double blog_sigma(const Params& p) {
-  return p.step_std / p.eta;
+  return config::blog_sigma_from_step_std(p.step_std, p.eta);
 }
 
-double step_std_from_alg1_sigma2(double sigma2, double eta) {
-  return std::sqrt(2.0 * eta * sigma2);
+bool whole_batch(long b, double qn) {
+  return b >= 1 && std::fabs(static_cast<double>(b) - qn) <= 1e-9 * qn;
 }
-double step_std_from_alg2_sigma_mul(double sigma_mul, double eta, double S_g, long b) {
-  return eta * sigma_mul * S_g / (2.0 * static_cast<double>(b));
-}
-double step_std_from_blog_sigma(double sigma_blog, double eta) {
-  return eta * sigma_blog;
+
+long whole_batch_size(double qn) {
+  const long b = std::lround(qn);
+  return whole_batch(b, qn) ? b : 0;
 }
 
 }  // namespace rdpaudit::bounds

@@ -13,36 +13,6 @@ namespace rdpaudit::bounds {
 
 namespace {
 
-Scheme scheme_of(config::BatchScheme s) {
-  switch (s) {
-    case config::BatchScheme::kFixedOrder:
-      return Scheme::kFixedOrder;
-    case config::BatchScheme::kShufflePartition:
-      return Scheme::kShufflePartition;
-    case config::BatchScheme::kShuffleEachEpoch:
-      return Scheme::kShuffleEachEpoch;
-    case config::BatchScheme::kSampleWithoutReplacement:
-      return Scheme::kSampleWithoutReplacement;
-    case config::BatchScheme::kPoisson:
-      return Scheme::kPoisson;
-    case config::BatchScheme::kFullBatch:
-      return Scheme::kFullBatch;
-  }
-  throw std::logic_error("bounds: unknown batch scheme");
-}
-
-LossFamily family_of(config::LossKind k) {
-  switch (k) {
-    case config::LossKind::kQuadratic:
-      return LossFamily::kQuadratic;
-    case config::LossKind::kLogistic:
-      return LossFamily::kLogistic;
-    case config::LossKind::kLinear:
-      return LossFamily::kLinear;
-  }
-  throw std::logic_error("bounds: unknown loss");
-}
-
 Init init_of(const config::Scenario& s) {
   if (s.init_std == 0) return Init::kFixedPoint;
   // Theorem D.7 (Chourasia et al.) starts from N(0, (2 sigma^2/lambda) I) = N(0, s^2/(eta lambda)
@@ -77,18 +47,26 @@ bool epoch_scheme(config::BatchScheme s) {
 ScenarioBounds bounds_of(const config::Scenario& s) {
   ScenarioBounds out;
   Params& p = out.params;
-  p.loss = family_of(s.loss);
-  p.scheme = scheme_of(s.scheme);
+  p.loss = s.loss;
+  p.scheme = s.scheme;
   p.init = init_of(s);
   p.eta = s.eta;
   p.step_std = s.step_std;
   p.D = s.projection_diameter;
   p.n = s.n();
   p.b = s.batch_size;
+  if (s.scheme == config::BatchScheme::kPoisson) {
+    // The simulated q, not b/n: the simulator draws each record with probability q and
+    // divides the batch sum by q*n, which need not be whole (then b = 0: the bounds that
+    // count batches of b records are not applicable).
+    p.q = s.sampling_rate;
+    p.b = whole_batch_size(s.sampling_rate * static_cast<double>(s.n()));
+  }
   p.T = s.steps;
   const long m = s.steps_per_epoch;
   p.K = std::max(1L, s.steps / m);
   p.j0 = std::max(0, s.differing_batch);
+  p.adjacency = s.data.adjacency;
   p.feature_clip = s.loss == config::LossKind::kLogistic ? s.feature_clip : kNaN;
   p.eps_norm = s.bounds.eps_norm;
   if (epoch_scheme(s.scheme) && s.steps % m != 0) {
@@ -149,6 +127,7 @@ std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
       v.name = name;
       v.source = source;
       v.kind = kind;
+      v.adjacency = bound_adjacency(name, sb.params.adjacency);
       v.alpha = a;
       v.not_applicable = sb.not_applicable;
       out.push_back(std::move(v));

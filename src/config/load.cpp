@@ -10,6 +10,7 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -17,37 +18,7 @@
 
 namespace rdpaudit::config {
 
-// ---------------------------------------------------------------- names and conversions
-
-std::string to_string(LossKind v) {
-  switch (v) {
-    case LossKind::kQuadratic:
-      return "quadratic";
-    case LossKind::kLogistic:
-      return "logistic";
-    case LossKind::kLinear:
-      return "linear";
-  }
-  return "?";
-}
-
-std::string to_string(BatchScheme v) {
-  switch (v) {
-    case BatchScheme::kFixedOrder:
-      return "fixed_order";
-    case BatchScheme::kShufflePartition:
-      return "shuffle_partition";
-    case BatchScheme::kShuffleEachEpoch:
-      return "shuffle_each_epoch";
-    case BatchScheme::kSampleWithoutReplacement:
-      return "sample_without_replacement";
-    case BatchScheme::kPoisson:
-      return "poisson";
-    case BatchScheme::kFullBatch:
-      return "full_batch";
-  }
-  return "?";
-}
+// ---------------------------------------------------------------- names
 
 std::string to_string(NoiseKey v) {
   switch (v) {
@@ -57,31 +28,14 @@ std::string to_string(NoiseKey v) {
       return "sigma2";
     case NoiseKey::kNoiseMultiplier:
       return "noise_multiplier";
+    case NoiseKey::kPaperNoiseMultiplier:
+      return "paper_noise_multiplier";
     case NoiseKey::kBlogSigma:
       return "blog_sigma";
     case NoiseKey::kStepStd:
       return "step_std";
   }
   return "?";
-}
-
-double step_std_from_sigma(double sigma, double eta) {
-  return std::sqrt(2.0 * eta) * sigma;
-}
-
-double sigma_from_noise_multiplier(double sigma_mul, double eta, double sensitivity,
-                                   double batch_size) {
-  return std::sqrt(eta / 2.0) * sigma_mul * sensitivity / (2.0 * batch_size);
-}
-
-double step_std_from_noise_multiplier(double sigma_mul, double eta, double sensitivity,
-                                      double batch_size) {
-  // Algorithm 2 adds eta * (1/b) * sigma_mul * (S_g/2) * N(0, I) directly.
-  return eta * sigma_mul * sensitivity / (2.0 * batch_size);
-}
-
-double step_std_from_blog_sigma(double blog_sigma, double eta) {
-  return eta * blog_sigma;
 }
 
 namespace {
@@ -106,6 +60,7 @@ const std::vector<std::string>& sweepable_keys() {
                                                 "noise.sigma",
                                                 "noise.sigma2",
                                                 "noise.noise_multiplier",
+                                                "noise.paper_noise_multiplier",
                                                 "noise.blog_sigma",
                                                 "noise.step_std",
                                                 "init.std",
@@ -171,23 +126,17 @@ void pick(toml::table& doc, const SweepAxis& axis, std::size_t i) {
 // ---------------------------------------------------------------- one scenario
 
 template <class Enum>
-Enum pick_enum(Reader& r, const std::string& key,
-               const std::vector<std::pair<std::string, Enum>>& options, const std::string& what) {
+Enum pick_enum(Reader& r, const std::string& key, const NameTable<Enum>& options,
+               const std::string& what) {
   const std::string v = r.require_string(key, what);
-  std::string list;
   for (const auto& [name, value] : options) {
     if (name == v) return value;
-    list += (list.empty() ? "" : ", ") + name;
   }
-  r.fail(key, "must be one of: " + list);
+  r.fail(key, "must be one of: " + name_list(options));
 }
 
 void read_model(Scenario& s, Reader& r) {
-  s.loss = pick_enum<LossKind>(r, "model.loss",
-                               {{"quadratic", LossKind::kQuadratic},
-                                {"logistic", LossKind::kLogistic},
-                                {"linear", LossKind::kLinear}},
-                               "the loss family");
+  s.loss = pick_enum(r, "model.loss", loss_names(), "the loss family");
   if (s.loss == LossKind::kLogistic) {
     const long f = r.require_integer("model.features", "number of features >= 1");
     const long c = r.integer("model.classes").value_or(2);
@@ -287,17 +236,30 @@ void read_data(Scenario& s, Reader& r) {
   }
 }
 
+// A pair is add/remove when one side of the differing record contributes nothing to any
+// gradient sum: only a linear-loss record with g = 0 does (a quadratic or logistic record
+// always has a gradient). Every pair here is also a replacement of record i0.
+bool pair_is_add_remove(const Scenario& s) {
+  if (s.loss != LossKind::kLinear) return false;
+  return s.data.points.row(s.data.differing_index).isZero(0) || s.data.replacement.isZero(0);
+}
+
+void read_adjacency(Scenario& s, Reader& r) {
+  const bool add_remove = pair_is_add_remove(s);
+  s.data.adjacency = add_remove ? Adjacency::kAddRemove : Adjacency::kReplaceOne;
+  if (!r.has("data.adjacency")) return;
+  s.data.adjacency = pick_enum(r, "data.adjacency", adjacency_names(), "the neighbouring relation");
+  if (s.data.adjacency == Adjacency::kAddRemove && !add_remove) {
+    r.fail("data.adjacency",
+           "the pair replaces record i0 by one with a nonzero gradient, a replace_one pair; "
+           "add_remove needs x_i0 or x'_i0 to contribute no gradient (model.loss = \"linear\" "
+           "with a zero record)");
+  }
+}
+
 void read_training(Scenario& s, Reader& r) {
   const int n = s.n();
-  s.scheme = pick_enum<BatchScheme>(
-      r, "training.scheme",
-      {{"fixed_order", BatchScheme::kFixedOrder},
-       {"shuffle_partition", BatchScheme::kShufflePartition},
-       {"shuffle_each_epoch", BatchScheme::kShuffleEachEpoch},
-       {"sample_without_replacement", BatchScheme::kSampleWithoutReplacement},
-       {"poisson", BatchScheme::kPoisson},
-       {"full_batch", BatchScheme::kFullBatch}},
-      "the batch scheme");
+  s.scheme = pick_enum(r, "training.scheme", scheme_names(), "the batch scheme");
   s.eta = r.require_number("training.eta", "step size eta > 0");
   if (!(s.eta > 0)) r.fail("training.eta", "must be > 0");
 
@@ -391,6 +353,7 @@ void read_noise(Scenario& s, Reader& r) {
       {"noise.sigma", NoiseKey::kSigma},
       {"noise.sigma2", NoiseKey::kSigma2},
       {"noise.noise_multiplier", NoiseKey::kNoiseMultiplier},
+      {"noise.paper_noise_multiplier", NoiseKey::kPaperNoiseMultiplier},
       {"noise.blog_sigma", NoiseKey::kBlogSigma},
       {"noise.step_std", NoiseKey::kStepStd}};
   int given = 0;
@@ -399,14 +362,15 @@ void read_noise(Scenario& s, Reader& r) {
     if (++given > 1)
       r.fail(key,
              "give exactly one of noise.sigma, noise.sigma2, noise.noise_multiplier, "
-             "noise.blog_sigma, noise.step_std");
+             "noise.paper_noise_multiplier, noise.blog_sigma, noise.step_std");
     s.noise_key = kind;
     s.noise_value = *r.number(key);
     if (!(s.noise_value > 0)) r.fail(key, "must be > 0");
   }
   if (given == 0) {
     throw InputError("noise", "<missing>",
-                     "required: one of sigma, sigma2, noise_multiplier, blog_sigma, step_std");
+                     "required: one of sigma, sigma2, noise_multiplier, "
+                     "paper_noise_multiplier, blog_sigma, step_std");
   }
   s.sensitivity = pair_sensitivity(s);
   const double b = s.scheme == BatchScheme::kPoisson ? s.sampling_rate * s.n() : s.batch_size;
@@ -415,15 +379,26 @@ void read_noise(Scenario& s, Reader& r) {
       s.step_std = step_std_from_sigma(s.noise_value, s.eta);
       break;
     case NoiseKey::kSigma2:
-      s.step_std = step_std_from_sigma(std::sqrt(s.noise_value), s.eta);
+      s.step_std = step_std_from_sigma2(s.noise_value, s.eta);
       break;
     case NoiseKey::kNoiseMultiplier:
-      if (!(std::isfinite(s.sensitivity) && s.sensitivity > 0)) {
+      // Opacus / dp_accounting: noise std on the clipped-gradient sum / per-example clip norm.
+      if (!std::isfinite(s.clip_norm)) {
         r.fail("noise.noise_multiplier",
+               "is relative to the per-example clip norm (as in Opacus and dp_accounting), and "
+               "only model.loss = \"logistic\" with model.clip_norm clips; otherwise give "
+               "noise.paper_noise_multiplier (Algorithm 2's sigma_mul, relative to S_g/2 of "
+               "this pair), noise.sigma or noise.step_std");
+      }
+      s.step_std = step_std_from_noise_multiplier(s.noise_value, s.eta, s.clip_norm, b);
+      break;
+    case NoiseKey::kPaperNoiseMultiplier:
+      if (!(std::isfinite(s.sensitivity) && s.sensitivity > 0)) {
+        r.fail("noise.paper_noise_multiplier",
                "needs a finite, positive sensitivity S_g (logistic: set model.clip_norm; "
                "other losses: D and D' must differ)");
       }
-      s.step_std = step_std_from_noise_multiplier(s.noise_value, s.eta, s.sensitivity, b);
+      s.step_std = step_std_from_paper_noise_multiplier(s.noise_value, s.eta, s.sensitivity, b);
       break;
     case NoiseKey::kBlogSigma:
       s.step_std = step_std_from_blog_sigma(s.noise_value, s.eta);
@@ -432,11 +407,15 @@ void read_noise(Scenario& s, Reader& r) {
       s.step_std = s.noise_value;
       break;
   }
-  s.sigma = s.step_std / std::sqrt(2.0 * s.eta);
-  s.blog_sigma = s.step_std / s.eta;
-  s.noise_multiplier = s.sensitivity > 0 && std::isfinite(s.sensitivity)
-                           ? s.step_std * 2.0 * b / (s.eta * s.sensitivity)
-                           : std::numeric_limits<double>::quiet_NaN();
+  s.sigma = sigma_from_step_std(s.step_std, s.eta);
+  s.blog_sigma = blog_sigma_from_step_std(s.step_std, s.eta);
+  s.paper_noise_multiplier =
+      s.sensitivity > 0 && std::isfinite(s.sensitivity)
+          ? paper_noise_multiplier_from_step_std(s.step_std, s.eta, s.sensitivity, b)
+          : kNaN;
+  s.noise_multiplier = std::isfinite(s.clip_norm)
+                           ? noise_multiplier_from_step_std(s.step_std, s.eta, s.clip_norm, b)
+                           : kNaN;
 }
 
 void read_init(Scenario& s, Reader& r) {
@@ -647,6 +626,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   Scenario s;
   read_model(s, r);
   read_data(s, r);
+  read_adjacency(s, r);
   read_training(s, r);
   read_noise(s, r);
   read_init(s, r);

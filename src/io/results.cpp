@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/build_info.hpp"
 
 namespace rdpaudit::io {
@@ -151,13 +152,18 @@ void write_estimates(const Group& g, const config::Scenario& s,
   g.dataset("reason", reason);
 }
 
-void write_bounds(const Group& g, const audit::BoundTable& b) {
+void write_bounds(const Group& g, const audit::BoundTable& b, config::Adjacency scenario) {
   g.dataset("alphas", b.alphas.data(), shape(static_cast<std::int64_t>(b.alphas.size())));
   g.dataset("names", b.names);
   g.dataset(
       "values", b.values.data(),
       shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.alphas.size())));
   g.dataset("reasons", b.reasons);
+  // The neighbouring relation each bound's source assumes (the scenario's for a custom one).
+  std::vector<std::string> adjacency;
+  for (const auto& name : b.names)
+    adjacency.push_back(config::to_string(bounds::bound_adjacency(name, scenario)));
+  g.dataset("adjacency", adjacency);
 }
 
 template <typename T, typename F>
@@ -276,6 +282,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   g.attr("n", s.n());
   g.attr("batch_size", s.batch_size);
   g.attr("scheme", config::to_string(s.scheme));
+  g.attr("adjacency", config::to_string(s.data.adjacency));  // data.adjacency
   g.attr("epochs", static_cast<std::int64_t>(s.epochs));
   g.attr("steps", static_cast<std::int64_t>(s.steps));
   g.attr("steps_per_epoch", static_cast<std::int64_t>(s.steps_per_epoch));
@@ -290,6 +297,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   g.attr("sigma", s.sigma);
   g.attr("sigma2", s.sigma * s.sigma);
   g.attr("noise_multiplier", s.noise_multiplier);
+  g.attr("paper_noise_multiplier", s.paper_noise_multiplier);
   g.attr("blog_sigma", s.blog_sigma);
   g.attr("sensitivity", s.sensitivity);
   // initial parameters
@@ -329,7 +337,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   write_tally(g.create_group("D"), t.d, s.raw_cap);
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
   write_estimates(g.create_group("estimates"), s, est);
-  write_bounds(g.create_group("bounds"), bounds);
+  write_bounds(g.create_group("bounds"), bounds, s.data.adjacency);
 }
 
 void ResultsWriter::commit() {

@@ -25,4 +25,25 @@ execute_process(COMMAND ${CLI} validate ${WORK}/custom_bad.toml RESULT_VARIABLE 
 if(NOT rc EQUAL 2 OR NOT err MATCHES "mine" OR NOT err MATCHES "sigmaa" OR NOT err MATCHES "position 8")
   message(FATAL_ERROR "bad custom formula: exit ${rc}, message '${err}'")
 endif()
+# --applicable keeps a bound that applies at some order (here only alpha = 8, not the first).
+file(WRITE ${WORK}/custom_late.toml "${base}[[bounds.custom]]\nname = \"late\"\nformula = \"alpha\"\nconditions = [\"alpha > 4\"]\n")
+execute_process(COMMAND ${CLI} bounds ${WORK}/custom_late.toml --alpha 2,8 --applicable
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "late +n/a +8")
+  message(FATAL_ERROR "--applicable dropped a bound applicable at alpha = 8: exit ${rc}:\n${out}${err}")
+endif()
+
+# --csv honours --delta and --epsilon: epsilon(delta) and delta(epsilon) in full precision with
+# the order attaining them. gaussian_composition of the base file: K = 2 uses of a Gaussian step
+# with z = s / (eta S_g / b) = sqrt(0.2) / 0.05, z^2 = 80, i.e. R = 2 alpha / (2 z^2) = alpha/80.
+execute_process(COMMAND ${CLI} bounds ${WORK}/custom_ok.toml --csv --delta 1e-5 --epsilon 1
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "eps_mironov,alpha_mironov,eps_improved,alpha_improved,delta_mironov,alpha_delta_mironov,delta_improved,alpha_delta_improved")
+  message(FATAL_ERROR "bounds --csv --delta --epsilon: no conversion columns: exit ${rc}:\n${out}${err}")
+endif()
+# Mironov: min over the grid of alpha/80 + log(1e5)/(alpha-1) = 0.77126418216567... at 31;
+# delta at epsilon = 1: min of exp((alpha-1)(alpha/80 - 1)) = e^-19.5 = 3.39826781949...e-09 at 40.
+if(NOT out MATCHES "gaussian_composition,theorem,replace_one,4,0[.]0500000000000000[0-9]*,\"\",0[.]771264182165674[0-9]*,31,[^,]+,[0-9]+,3[.]39826781949[0-9]*e-09,40,")
+  message(FATAL_ERROR "bounds --csv --delta --epsilon: gaussian_composition epsilon/delta not at full precision with their orders:\n${out}")
+endif()
 message(STATUS "bounds CLI ok; bad formula: ${err}")

@@ -12,7 +12,7 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
 
 namespace bounds_test {
-Params figure_params(Scheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
+Params figure_params(BatchScheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
 }
 using bounds_test::figure_params;
 
@@ -31,7 +31,7 @@ FormulaError formula_error(const CustomBoundSpec& spec) {
 }  // namespace
 
 TEST_CASE("a custom formula reproduces a built-in one", "[bounds][custom]") {
-  const Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  const Params p = figure_params(BatchScheme::kShufflePartition, 10, 0);
   const CustomBound step({"one_step", "alpha*eta*S_g^2/(4*sigma2*b^2)", {}, "Lemma 3.2"});
   const BoundValue v = step.evaluate(p, 15.0);
   REQUIRE(v.applicable());
@@ -45,7 +45,7 @@ TEST_CASE("a custom formula reproduces a built-in one", "[bounds][custom]") {
 }
 
 TEST_CASE("every documented name is bound to the scenario", "[bounds][custom]") {
-  Params p = figure_params(Scheme::kFixedOrder, 3, 2);
+  Params p = figure_params(BatchScheme::kFixedOrder, 3, 2);
   p.L = 1.5;
   p.D = 7.0;
   const std::vector<std::string>& names = CustomBound::variable_names();
@@ -65,7 +65,7 @@ TEST_CASE("every documented name is bound to the scenario", "[bounds][custom]") 
 
 TEST_CASE("conditions decide applicability and are named in the reason", "[bounds][custom]") {
   const CustomBound b({"strongly_convex_only", "alpha/lambda", {"lambda > 0", "alpha >= 2"}});
-  Params p = figure_params(Scheme::kFixedOrder, 3, 2);
+  Params p = figure_params(BatchScheme::kFixedOrder, 3, 2);
   CHECK(b.evaluate(p, 2.0).applicable());
   const BoundValue low = b.evaluate(p, 1.5);
   CHECK_FALSE(low.applicable());
@@ -107,7 +107,7 @@ TEST_CASE("unknown names and syntax errors name the bound and the position", "[b
 }
 
 TEST_CASE("evaluate_all lists the custom bounds after the built-in ones", "[bounds][custom]") {
-  const Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  const Params p = figure_params(BatchScheme::kShufflePartition, 10, 0);
   const std::vector<double> alphas{2.0, 10.0};
   const auto all = evaluate_all(p, alphas, {CustomBound({"c1", "alpha"})});
   REQUIRE(all.size() == (bound_catalogue().size() + 1) * alphas.size());

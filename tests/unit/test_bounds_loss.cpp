@@ -6,6 +6,7 @@
 #include "rdpaudit/bounds/loss.hpp"
 #include "rdpaudit/bounds/params.hpp"
 #include "rdpaudit/bounds/ye_shokri.hpp"
+#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/core/error.hpp"
 
 using namespace rdpaudit::bounds;
@@ -15,7 +16,7 @@ using Catch::Matchers::WithinRel;
 TEST_CASE("quadratic loss: lambda-strongly convex, beta = lambda, S_g = 2 lambda R",
           "[bounds][loss]") {
   LossDescription d;
-  d.family = LossFamily::kQuadratic;
+  d.family = LossKind::kQuadratic;
   d.lambda = 1.5;
   d.data_radius = 2.0;
   LossConstants c = derive_loss_constants(d);
@@ -33,7 +34,7 @@ TEST_CASE("quadratic loss: lambda-strongly convex, beta = lambda, S_g = 2 lambda
 
 TEST_CASE("logistic loss: Propositions 5.1 and 5.2", "[bounds][loss]") {
   LossDescription d;
-  d.family = LossFamily::kLogistic;
+  d.family = LossKind::kLogistic;
   d.lambda = 0.01;
   d.feature_clip = 1.0;
   d.grad_clip = 1.0;  // = S_g / 2
@@ -52,7 +53,7 @@ TEST_CASE("logistic loss: Propositions 5.1 and 5.2", "[bounds][loss]") {
 
 TEST_CASE("linear loss: convex, beta = 0, not strongly convex", "[bounds][loss]") {
   LossDescription d;
-  d.family = LossFamily::kLinear;
+  d.family = LossKind::kLinear;
   d.data_radius = 0.75;
   const LossConstants c = derive_loss_constants(d);
   CHECK(c.lambda == 0.0);
@@ -76,18 +77,19 @@ TEST_CASE("noise conventions: Algorithm 1, Algorithm 2 (Section F.1) and the blo
   p.S_g = 4.0;
   p.b = 2;
   // Algorithm 1: s = sqrt(2 eta sigma^2)
-  p.step_std = step_std_from_alg1_sigma2(4.0, p.eta);
+  p.step_std = rdpaudit::config::step_std_from_sigma2(4.0, p.eta);
   CHECK_THAT(p.step_std, WithinRel(0.4, 1e-15));
   CHECK_THAT(alg1_sigma2(p), WithinRel(4.0, 1e-14));
   // Section F.1: sigma = sqrt(eta/2) sigma_mul S_g / (2b)  <=>  s = eta sigma_mul S_g / (2b)
   const double sigma_mul = alg2_sigma_mul(p);
   CHECK_THAT(std::sqrt(p.eta / 2.0) * sigma_mul * p.S_g / (2.0 * p.b),
              WithinRel(std::sqrt(alg1_sigma2(p)), 1e-14));
-  CHECK_THAT(step_std_from_alg2_sigma_mul(sigma_mul, p.eta, p.S_g, p.b),
+  CHECK_THAT(rdpaudit::config::step_std_from_paper_noise_multiplier(sigma_mul, p.eta, p.S_g, p.b),
              WithinRel(p.step_std, 1e-15));
   // Blog: the iterate receives N(0, eta^2 sigma_blog^2): sqrt(2 eta sigma^2) = eta sigma_blog
   CHECK_THAT(p.eta * blog_sigma(p), WithinRel(std::sqrt(2.0 * p.eta * alg1_sigma2(p)), 1e-15));
-  CHECK_THAT(step_std_from_blog_sigma(blog_sigma(p), p.eta), WithinRel(p.step_std, 1e-15));
+  CHECK_THAT(rdpaudit::config::step_std_from_blog_sigma(blog_sigma(p), p.eta),
+             WithinRel(p.step_std, 1e-15));
   // Corollary 5.3's 2 alpha / sigma_mul^2 is Theorem 4.2's alpha eta S_g^2 / (4 sigma^2 b^2)
   for (double alpha : {1.5, 10.0, 300.0}) {
     CHECK_THAT(2.0 * alpha / (sigma_mul * sigma_mul),

@@ -10,7 +10,7 @@
 using namespace rdpaudit::bounds;
 
 namespace bounds_test {
-Params figure_params(Scheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
+Params figure_params(BatchScheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
 }
 using bounds_test::figure_params;
 
@@ -18,8 +18,9 @@ TEST_CASE("alpha up to 1024 and K up to 1e5: finite values, no NaN", "[bounds][n
   const std::vector<double> alphas{1.0001, 1.5, 2.0, 10.0, 25.8, 64.0, 512.5, 1023.5, 1024.0};
   const auto start = std::chrono::steady_clock::now();
   std::size_t checked = 0;
-  for (Scheme scheme : {Scheme::kFixedOrder, Scheme::kShufflePartition, Scheme::kShuffleEachEpoch,
-                        Scheme::kSampleWithoutReplacement, Scheme::kPoisson, Scheme::kFullBatch}) {
+  for (BatchScheme scheme :
+       {BatchScheme::kFixedOrder, BatchScheme::kShufflePartition, BatchScheme::kShuffleEachEpoch,
+        BatchScheme::kSampleWithoutReplacement, BatchScheme::kPoisson, BatchScheme::kFullBatch}) {
     for (long K : {1L, 1000L, 100000L}) {
       for (bool projected : {false, true}) {
         Params p = figure_params(scheme, K, 24);
@@ -27,9 +28,10 @@ TEST_CASE("alpha up to 1024 and K up to 1e5: finite values, no NaN", "[bounds][n
           p.D = 2.0;
           p.L = 4.0;
         }
-        if (scheme == Scheme::kFullBatch) p.init = Init::kGaussianChourasia;
+        if (scheme == BatchScheme::kFullBatch) p.init = Init::kGaussianChourasia;
         for (const BoundValue& v : evaluate_all(p, alphas)) {
-          INFO(scheme_name(scheme) << " K=" << K << " " << v.name << " alpha=" << v.alpha);
+          INFO(rdpaudit::config::to_string(scheme)
+               << " K=" << K << " " << v.name << " alpha=" << v.alpha);
           if (!v.applicable()) continue;
           CHECK(std::isfinite(*v.value));
           if (v.name != "ys_thm4.2_footnote4_as_printed") CHECK(*v.value >= 0.0);
@@ -64,7 +66,7 @@ TEST_CASE("extreme noise levels stay finite", "[bounds][numerics]") {
 
 TEST_CASE("Theorem 4.3's recursion for 1e5 epochs of 1000 steps finishes quickly",
           "[bounds][numerics]") {
-  Params p = figure_params(Scheme::kSampleWithoutReplacement, 100000, 0);
+  Params p = figure_params(BatchScheme::kSampleWithoutReplacement, 100000, 0);
   p.n = 1000;
   p.b = 1;
   p.T = p.K * 1000;  // 1e8 steps

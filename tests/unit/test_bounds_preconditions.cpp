@@ -10,7 +10,7 @@ using namespace rdpaudit::bounds;
 using Catch::Matchers::Contains;
 
 namespace bounds_test {
-Params figure_params(Scheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
+Params figure_params(BatchScheme scheme, long K, long j0);  // test_bounds_known_answers.cpp
 }
 using bounds_test::figure_params;
 
@@ -32,17 +32,17 @@ bool applies(std::string_view bound, const Params& p) {
 
 TEST_CASE("step size at or above 2/(lambda+beta): the strongly convex theorems do not apply",
           "[bounds][preconditions]") {
-  Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  Params p = figure_params(BatchScheme::kShufflePartition, 10, 0);
   p.eta = 0.4;  // = 2/(1+4): the conditions are strict
   for (const char* b : {"ys_thm2.1_naive", "ys_thm3.3_worst_batch", "ys_thm4.2_shuffle_partition",
                         "ys_thm4.2_footnote4_as_printed"}) {
     CHECK_THAT(reason(b, p), Contains("step size eta = 0.4 is not < 2/(lambda+beta) = 0.4"));
   }
-  Params s = figure_params(Scheme::kSampleWithoutReplacement, 10, 0);
+  Params s = figure_params(BatchScheme::kSampleWithoutReplacement, 10, 0);
   s.eta = 0.5;
   CHECK_THAT(reason("ys_thm4.3_sample_wor", s), Contains("2/(lambda+beta)"));
   // Theorem D.5 has a non-strict condition: eta = 2/(beta+lambda) is allowed.
-  Params f = figure_params(Scheme::kFixedOrder, 10, 0);
+  Params f = figure_params(BatchScheme::kFixedOrder, 10, 0);
   f.eta = 0.4;
   CHECK(applies("ys_thmD.5_balle_composed", f));
   f.eta = 0.41;
@@ -52,19 +52,19 @@ TEST_CASE("step size at or above 2/(lambda+beta): the strongly convex theorems d
 }
 
 TEST_CASE("n/b < 2 and the batch position", "[bounds][preconditions]") {
-  Params p = figure_params(Scheme::kShufflePartition, 10, 0);
+  Params p = figure_params(BatchScheme::kShufflePartition, 10, 0);
   p.b = 30;  // floor(50/30) = 1
   p.T = 10;
   CHECK_THAT(reason("ys_thm4.2_shuffle_partition", p), Contains("assumes n/b >= 2"));
   CHECK(applies("ys_thm2.1_naive", p));  // Theorem 2.1 has no such assumption
-  Params f = figure_params(Scheme::kFixedOrder, 10, 7);
+  Params f = figure_params(BatchScheme::kFixedOrder, 10, 7);
   CHECK_THAT(reason("ys_thmD.5_balle_composed", f),
              Contains("only for the first (j0 = 0) and the last (j0 = 24) batch"));
   CHECK(applies("ys_thm3.3_fixed_order", f));
 }
 
 TEST_CASE("not strongly convex, or beta < lambda", "[bounds][preconditions]") {
-  Params p = figure_params(Scheme::kFixedOrder, 5, 3);
+  Params p = figure_params(BatchScheme::kFixedOrder, 5, 3);
   p.lambda = 0.0;
   CHECK_THAT(reason("ys_thm3.3_fixed_order", p), Contains("not strongly convex"));
   CHECK(applies("ys_thmD.4_convex", p));  // Theorem D.4 needs convexity only
@@ -76,7 +76,7 @@ TEST_CASE(
     "projected iterates: the paper's bounds need the unconstrained Algorithm 1, the blog "
     "needs the projection",
     "[bounds][preconditions]") {
-  Params p = figure_params(Scheme::kSampleWithoutReplacement, 5, 0);
+  Params p = figure_params(BatchScheme::kSampleWithoutReplacement, 5, 0);
   CHECK_THAT(reason("blog_thm1_saturation", p), Contains("unbounded"));
   CHECK_THAT(reason("blog_thm1_saturation", p), Contains("L = inf"));
   p.D = 3.0;
@@ -90,45 +90,45 @@ TEST_CASE(
 
 TEST_CASE("batch schemes: each bound only for the schemes its source analyses",
           "[bounds][preconditions]") {
-  const Params e = figure_params(Scheme::kShuffleEachEpoch, 5, 0);
+  const Params e = figure_params(BatchScheme::kShuffleEachEpoch, 5, 0);
   for (const BoundInfo& b : bound_catalogue()) {
     INFO(b.name);
     CHECK(applies(b.name, e) == (b.name == "gaussian_composition"));
   }
   CHECK_THAT(reason("ys_thm4.2_shuffle_partition", e),
              Contains("one partition kept for all epochs"));
-  const Params s = figure_params(Scheme::kShufflePartition, 5, 0);
+  const Params s = figure_params(BatchScheme::kShufflePartition, 5, 0);
   CHECK_THAT(reason("ys_thm3.3_fixed_order", s), Contains("scheme shuffle_partition"));
   CHECK_THAT(reason("mtz19_poisson_composition", s), Contains("Poisson"));
-  const Params poisson = figure_params(Scheme::kPoisson, 5, 0);
+  const Params poisson = figure_params(BatchScheme::kPoisson, 5, 0);
   CHECK(applies("mtz19_poisson_composition", poisson));
   CHECK_FALSE(applies("wbk19_swor_composition", poisson));
 }
 
 TEST_CASE("initialisation, loss family, missing constants, whole epochs",
           "[bounds][preconditions]") {
-  Params full = figure_params(Scheme::kFullBatch, 20, 0);
+  Params full = figure_params(BatchScheme::kFullBatch, 20, 0);
   CHECK_THAT(reason("ys_thmD.7_chourasia", full), Contains("initialisation fixed"));
   full.init = Init::kGaussianChourasia;
   CHECK(applies("ys_thmD.7_chourasia", full));
   full.eta = 0.25;  // = 1/beta, strict
   CHECK_THAT(reason("ys_thmD.6_full_batch", full), Contains("is not < 1/beta = 0.25"));
 
-  Params p = figure_params(Scheme::kShufflePartition, 5, 0);
+  Params p = figure_params(BatchScheme::kShufflePartition, 5, 0);
   CHECK_THAT(reason("ys_cor5.3_logreg", p), Contains("loss quadratic"));
-  p.loss = LossFamily::kLogistic;
+  p.loss = LossKind::kLogistic;
   CHECK_THAT(reason("ys_cor5.3_logreg", p), Contains("feature_clip"));
   p.feature_clip = 1.0;
   CHECK(applies("ys_cor5.3_logreg", p));
 
-  Params s = figure_params(Scheme::kSampleWithoutReplacement, 5, 0);
+  Params s = figure_params(BatchScheme::kSampleWithoutReplacement, 5, 0);
   s.T = 101;  // not a whole number of epochs
   CHECK_THAT(reason("ys_thm4.3_sample_wor", s), Contains("T = 101 is not K floor(n/b) = 125"));
   CHECK(applies("wbk19_swor_composition", s));
 }
 
 TEST_CASE("every failing precondition is reported", "[bounds][preconditions]") {
-  Params p = figure_params(Scheme::kShufflePartition, 5, 0);
+  Params p = figure_params(BatchScheme::kShufflePartition, 5, 0);
   p.lambda = 0.0;
   p.D = 2.0;
   const std::string r = reason("ys_thm4.2_shuffle_partition", p);
@@ -137,7 +137,7 @@ TEST_CASE("every failing precondition is reported", "[bounds][preconditions]") {
 }
 
 TEST_CASE("invalid input throws InputError naming the field", "[bounds][preconditions]") {
-  const Params ok = figure_params(Scheme::kFixedOrder, 3, 0);
+  const Params ok = figure_params(BatchScheme::kFixedOrder, 3, 0);
   auto throws_with = [&](Params p, const char* text) {
     CHECK_THROWS_WITH(evaluate_all(p, {2.0}), Contains(text));
     CHECK_THROWS_AS(evaluate_all(p, {2.0}), rdpaudit::InputError);
@@ -157,11 +157,12 @@ TEST_CASE("invalid input throws InputError naming the field", "[bounds][precondi
   p = ok;
   p.j0 = 25;
   throws_with(p, "bounds.j0 = 25 (must be in 0..floor(n/b)-1 = 24)");
-  p = figure_params(Scheme::kFullBatch, 3, 0);
+  p = figure_params(BatchScheme::kFullBatch, 3, 0);
   p.b = 10;
   p.T = 15;
   throws_with(p, "must equal n = 50 for scheme full_batch");
   CHECK_THROWS_WITH(evaluate_all(ok, {10.0, 1.0}), Contains("bounds.alpha = 1 (must be > 1"));
   CHECK_THROWS_WITH(evaluate_bound("no_such_bound", ok, 2.0), Contains("not a built-in bound"));
-  CHECK_THROWS_WITH(parse_scheme("shuffle"), Contains("must be one of: fixed_order"));
+  CHECK_THROWS_WITH(rdpaudit::config::parse_scheme("shuffle", "bounds.scheme"),
+                    Contains("must be one of: fixed_order"));
 }

@@ -62,8 +62,8 @@ std::map<std::string, Point> load_points() {
     for (std::size_t c = 0; c < header.size(); ++c) f[header[c]] = rows[i].at(c);
     Point pt;
     Params& p = pt.params;
-    p.loss = parse_loss_family(f["loss"]);
-    p.scheme = parse_scheme(f["scheme"]);
+    p.loss = rdpaudit::config::parse_loss(f["loss"], "loss");
+    p.scheme = rdpaudit::config::parse_scheme(f["scheme"], "scheme");
     p.init = parse_init(f["init"]);
     p.eta = num(f["eta"]);
     p.step_std = num(f["step_std"]);
@@ -74,6 +74,7 @@ std::map<std::string, Point> load_points() {
     p.D = num(f["D"]);
     p.n = std::stol(f["n"]);
     p.b = std::stol(f["b"]);
+    p.q = num(f["q"]);  // Poisson rate, nan for the other schemes
     p.K = std::stol(f["K"]);
     p.T = std::stol(f["T"]);
     p.j0 = std::stol(f["j0"]);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rdpaudit/config/load.hpp"
+#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
 
@@ -200,27 +201,30 @@ step_std = 0.1
   }
 }
 
-TEST_CASE("Algorithm 2's noise multiplier converts to Algorithm 1's sigma as Section F.1 states",
+TEST_CASE("the paper's noise multiplier converts to Algorithm 1's sigma as Section F.1 states",
           "[config][noise]") {
   // F.1: sigma = sqrt(eta/2) * (1/b) * sigma_mul * S_g/2, and Algorithm 2 adds
   // eta * (1/b) * sigma_mul * (S_g/2) * N(0, I) per step, which must equal sqrt(2 eta sigma^2).
   for (double eta : {0.001, 0.02, 0.5}) {
     for (double sigma_mul : {0.5, 1.1, 8.0}) {
       for (double sg : {0.2, 4.0}) {
-        for (double b : {1.0, 2.0, 64.0}) {
-          const double sigma = sigma_from_noise_multiplier(sigma_mul, eta, sg, b);
-          CHECK(sigma == Approx(std::sqrt(eta / 2) * sigma_mul * sg / (2 * b)).epsilon(1e-14));
-          CHECK(step_std_from_noise_multiplier(sigma_mul, eta, sg, b) ==
-                Approx(step_std_from_sigma(sigma, eta)).epsilon(1e-14));
+        for (double b : {1.0, 2.0, 64.0, 0.6}) {
+          const double s = step_std_from_paper_noise_multiplier(sigma_mul, eta, sg, b);
+          CHECK(sigma_from_step_std(s, eta) ==
+                Approx(std::sqrt(eta / 2) * sigma_mul * sg / (2 * b)).epsilon(1e-14));
+          CHECK(paper_noise_multiplier_from_step_std(s, eta, sg, b) ==
+                Approx(sigma_mul).epsilon(1e-14));
         }
       }
     }
   }
   // Through an experiment file: the recorded equivalents agree.
-  const auto spec = parse_experiment(with("sigma2", "noise_multiplier = 1.5"), "t.toml");
+  const auto spec = parse_experiment(with("sigma2", "paper_noise_multiplier = 1.5"), "t.toml");
   const Scenario& s = spec.scenarios[0];
-  CHECK(s.sigma == Approx(sigma_from_noise_multiplier(1.5, 0.02, 4.0, 2)));
-  CHECK(s.noise_multiplier == Approx(1.5));
+  CHECK(s.noise_key == NoiseKey::kPaperNoiseMultiplier);
+  CHECK(s.sigma == Approx(std::sqrt(0.02 / 2) * 1.5 * 4.0 / (2 * 2)));
+  CHECK(s.paper_noise_multiplier == Approx(1.5));
+  CHECK(std::isnan(s.noise_multiplier));  // the quadratic loss has no per-example clip
   CHECK(s.step_std == Approx(0.02 * 1.5 * 4.0 / 4.0));
   // The blog's convention: the iterate receives N(0, eta^2 sigma_blog^2 I).
   CHECK(step_std_from_blog_sigma(3.0, 0.02) == Approx(0.06));
@@ -229,9 +233,109 @@ TEST_CASE("Algorithm 2's noise multiplier converts to Algorithm 1's sigma as Sec
   CHECK(blog.scenarios[0].sigma == Approx(0.06 / std::sqrt(0.04)));
 }
 
+namespace {
+
+// DP-SGD on logistic regression with per-example clip C = model.clip_norm.
+std::string logistic_with_noise(const std::string& noise_line) {
+  return R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "logistic"
+features = 2
+lambda = 0.1
+feature_clip = 1.0
+clip_norm = 0.5
+[data]
+preset = "logistic_synthetic"
+n = 20
+[training]
+scheme = "shuffle_partition"
+eta = 0.1
+batch_size = 4
+epochs = 1
+[noise]
+)" + noise_line +
+         "\n";
+}
+
+}  // namespace
+
+TEST_CASE("noise.noise_multiplier is Opacus' and dp_accounting's z, relative to the clip norm",
+          "[config][noise]") {
+  // Opacus adds N(0, (z C)^2) to the sum of clipped per-example gradients and divides by the
+  // batch size b, so one step adds eta z C / b: z = 1.1, C = 0.5, b = 4, eta = 0.1 -> 0.01375.
+  const auto z = parse_experiment(logistic_with_noise("noise_multiplier = 1.1"), "t.toml");
+  const Scenario& s = z.scenarios[0];
+  CHECK(s.noise_key == NoiseKey::kNoiseMultiplier);
+  CHECK(s.step_std == Approx(0.1 * 1.1 * 0.5 / 4).epsilon(1e-15));
+  CHECK(s.noise_multiplier == Approx(1.1).epsilon(1e-15));
+  // Algorithm 2 clips at S_g/2 = C, so its sigma_mul is the same number and the same noise.
+  CHECK(s.sensitivity == Approx(1.0));
+  CHECK(s.paper_noise_multiplier == Approx(1.1).epsilon(1e-15));
+  const auto paper =
+      parse_experiment(logistic_with_noise("paper_noise_multiplier = 1.1"), "t.toml");
+  CHECK(paper.scenarios[0].step_std == s.step_std);
+  // The committed logistic_cor53 file (noise_multiplier = 4.0, C = 0.5, b = 4, eta = 0.1)
+  // simulates the noise it always did: eta sigma_mul S_g / (2b) with S_g = 2C.
+  const auto cor53 = parse_experiment(logistic_with_noise("noise_multiplier = 4.0"), "t.toml");
+  CHECK(cor53.scenarios[0].step_std == 0.1 * 4.0 * 1.0 / (2.0 * 4));
+  // Poisson: the sum is divided by the expected batch size q n (q = 0.03, n = 20: 0.6).
+  std::string poisson = logistic_with_noise("noise_multiplier = 1.1");
+  const std::string partition = "scheme = \"shuffle_partition\"", batch = "batch_size = 4";
+  poisson.replace(poisson.find(partition), partition.size(), "scheme = \"poisson\"");
+  poisson.replace(poisson.find(batch), batch.size(), "sampling_rate = 0.03");
+  CHECK(parse_experiment(poisson, "t.toml").scenarios[0].step_std ==
+        Approx(0.1 * 1.1 * 0.5 / (0.03 * 20)).epsilon(1e-15));
+  // Without a per-example clip there is no z: the quadratic loss must say which it means.
+  CHECK_THAT(error_of(with("sigma2", "noise_multiplier = 1.5")),
+             Catch::Contains("noise.noise_multiplier = 1.5") &&
+                 Catch::Contains("per-example clip norm") &&
+                 Catch::Contains("noise.paper_noise_multiplier"));
+}
+
 TEST_CASE("SHA-256 matches the FIPS 180-2 test vectors", "[core]") {
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST_CASE("data.adjacency is explicit, derived from the pair, and checked against it",
+          "[config][adjacency]") {
+  // Every preset replaces one record by another: replace-one neighbours.
+  CHECK(parse_experiment(kBase, "t.toml").scenarios[0].data.adjacency == Adjacency::kReplaceOne);
+  // A linear-loss record against a zero gradient is absent from every sum: add/remove.
+  const std::string linear = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "linear"
+[data]
+points = [[0.0], [0.0], [0.0], [1.0]]
+differing_index = 3
+replacement = [0.0]
+[training]
+scheme = "poisson"
+eta = 0.1
+sampling_rate = 0.5
+steps = 3
+[noise]
+step_std = 0.1
+)";
+  CHECK(parse_experiment(linear, "t.toml").scenarios[0].data.adjacency == Adjacency::kAddRemove);
+  // ... which is also a replacement, so the user may call it replace_one.
+  std::string as_replace = linear;
+  as_replace.insert(as_replace.find("replacement ="), "adjacency = \"replace_one\"\n");
+  CHECK(parse_experiment(as_replace, "t.toml").scenarios[0].data.adjacency ==
+        Adjacency::kReplaceOne);
+  // A quadratic pair cannot be add/remove: every record has a gradient.
+  CHECK_THAT(
+      error_of(with("preset", "preset = \"quadratic_worst_case\"\nadjacency = \"add_remove\"")),
+      Catch::Contains("data.adjacency = \"add_remove\"") && Catch::Contains("replace_one pair"));
+  CHECK_THAT(error_of(with("preset", "preset = \"quadratic_worst_case\"\nadjacency = \"swap\"")),
+             Catch::Contains("data.adjacency = \"swap\"") &&
+                 Catch::Contains("must be one of: replace_one, add_remove"));
 }

@@ -29,6 +29,8 @@ struct BoundInfo {
   std::string source;  ///< citation with theorem and equation numbers
   Kind kind;
   std::string applies_to;  ///< schemes and assumptions, one line
+  /// The neighbouring relation the source's statement assumes.
+  Adjacency adjacency = Adjacency::kReplaceOne;
 };
 
 /// Every built-in bound, in a fixed order.
@@ -36,6 +38,16 @@ const std::vector<BoundInfo>& bound_catalogue();
 
 /// One built-in bound at one order.  Throws InputError for an unknown name or invalid input.
 BoundValue evaluate_bound(std::string_view name, const Params& p, double alpha);
+
+/// The relation a bound assumes: the catalogue's for a built-in bound; a custom formula is
+/// written for the scenario at hand, so it takes the scenario's relation.
+Adjacency bound_adjacency(std::string_view name, Adjacency scenario);
+
+/// For check/report: empty when the bound assumes the scenario's neighbouring relation,
+/// otherwise one sentence saying how they differ and what that means for a verdict, e.g.
+///   "mtz19_poisson_composition assumes add_remove neighbours, the audited pair is
+///    replace_one: a replace-one divergence may exceed it without contradicting its source"
+std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario);
 
 /// Every built-in bound (catalogue order), then every custom bound, each at every alpha
 /// (alphas in the order given).  Validates p and every alpha first.

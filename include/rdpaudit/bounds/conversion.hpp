@@ -20,4 +20,21 @@ EpsilonDelta epsilon_mironov(const std::vector<double>& alphas, const std::vecto
 EpsilonDelta epsilon_improved(const std::vector<double>& alphas, const std::vector<double>& rdp,
                               double delta);
 
+struct DeltaEpsilon {
+  double delta;  ///< the smallest delta over the grid, at most 1
+  double alpha;  ///< the order that attains it (the first one on ties)
+};
+
+/// Mironov 2017, Proposition 3 solved for delta at a given epsilon >= 0:
+///   delta = exp((alpha - 1)(r - epsilon)), minimised over the grid, capped at 1.
+DeltaEpsilon delta_mironov(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                           double epsilon);
+
+/// Canonne, Kamath, Steinke 2020 (Proposition 12) solved for delta (the inverse of
+/// epsilon_improved at each order):
+///   log delta = (alpha-1)(r - epsilon) + (alpha-1) log((alpha-1)/alpha) - log alpha,
+/// minimised over the grid, capped at 1.
+DeltaEpsilon delta_improved(const std::vector<double>& alphas, const std::vector<double>& rdp,
+                            double epsilon);
+
 }  // namespace rdpaudit::bounds

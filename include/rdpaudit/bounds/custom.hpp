@@ -3,8 +3,8 @@
 //
 // Names a formula may use (all doubles; see params.hpp for the conventions):
 //   alpha, eta, sigma2 (= alg1_sigma2), lambda, beta, S_g, L, D, n, b, K, T, j0,
-//   q (= b/n), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std
-// plus muparser's functions and operators (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...;
+//   q (= b/n; Poisson: the simulated rate), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std
+// (for Poisson, b is the normaliser q*n, whole or not), plus muparser's functions and operators (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...;
 // note that in muparser `log` is the base-10 logarithm and `ln` the natural one).
 #pragma once
 

@@ -9,7 +9,7 @@
 namespace rdpaudit::bounds {
 
 struct LossDescription {
-  LossFamily family = LossFamily::kQuadratic;
+  LossKind family = LossKind::kQuadratic;
   /// quadratic: curvature lambda of lambda/2 ||theta - x||^2;  logistic: L2 regulariser
   /// lambda of Eq. (7);  linear: must be 0.
   double lambda = 0.0;

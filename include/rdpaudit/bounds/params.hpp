@@ -4,7 +4,7 @@
 // Conventions (docs/bounds.md has the derivations):
 //   * The canonical noise quantity is the per-step noise standard deviation `step_std` = s: every
 //     step adds s * N(0, I_d) to the iterate.  Each source's own noise parameter is derived
-//     from it by an explicit function below, never stored twice:
+//     from it by the one set of conversions in config/noise.hpp, never stored twice:
 //       paper, Algorithm 1:            s = sqrt(2 eta sigma^2)           (alg1_sigma2)
 //       paper, Algorithm 2 / Sec. F.1: s = eta sigma_mul S_g / (2 b)     (alg2_sigma_mul)
 //       blog:                          s = eta sigma_blog                (blog_sigma)
@@ -22,20 +22,15 @@
 #include <string>
 #include <string_view>
 
+#include "rdpaudit/config/vocabulary.hpp"
+
 namespace rdpaudit::bounds {
 
-/// How mini-batches are formed (paper Algorithm 1 step 2, blog Section 2).
-enum class Scheme {
-  kFixedOrder,                ///< one fixed partition, visited in the same order every epoch
-  kShufflePartition,          ///< one random partition drawn once, kept for all epochs (Alg. 1)
-  kShuffleEachEpoch,          ///< a fresh random partition every epoch (NOT Algorithm 1)
-  kSampleWithoutReplacement,  ///< every step draws b distinct indices afresh (Alg. 1; blog)
-  kPoisson,                   ///< every record joins each step independently with prob. b/n
-  kFullBatch,                 ///< b = n: every step uses the whole data set (noisy GD)
-};
-
-/// The loss family the scenario trains (only Corollary 5.3 depends on it directly).
-enum class LossFamily { kQuadratic, kLogistic, kLinear };
+// The schemes, losses and neighbouring relations are config's (config/vocabulary.hpp): one
+// enum and one name table each, so `bounds` prints the names the user wrote.
+using config::Adjacency;
+using config::BatchScheme;
+using config::LossKind;
 
 /// Distribution of the initial iterate theta_0 (independent of the data).
 enum class Init {
@@ -55,13 +50,9 @@ enum class Kind {
   kCustom,         ///< a user formula (CustomBound)
 };
 
-std::string_view scheme_name(Scheme s);
-std::string_view loss_family_name(LossFamily f);
 std::string_view init_name(Init i);
 std::string_view kind_name(Kind k);
-/// Inverse of scheme_name (e.g. "shuffle_partition"); throws InputError on an unknown name.
-Scheme parse_scheme(std::string_view name);
-LossFamily parse_loss_family(std::string_view name);
+/// Inverse of init_name; throws InputError on an unknown name.
 Init parse_init(std::string_view name);
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -70,8 +61,8 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// One scenario.  Every field without a default must be set; `validate` names the first bad
 /// one.  All bounds read only this struct (no globals, no files).
 struct Params {
-  LossFamily loss = LossFamily::kQuadratic;
-  Scheme scheme = Scheme::kShufflePartition;
+  LossKind loss = LossKind::kQuadratic;
+  BatchScheme scheme = BatchScheme::kShufflePartition;
   Init init = Init::kFixedPoint;
 
   double eta = kNaN;       ///< step size, > 0
@@ -82,11 +73,19 @@ struct Params {
   double L = kInf;         ///< bound on every per-example gradient norm (blog), >= 0 or +inf
   double D = kInf;         ///< diameter of the projection domain, > 0, +inf = unconstrained
 
-  long n = 0;   ///< data set size, >= 1
-  long b = 0;   ///< mini-batch size (expected size for Poisson), 1 <= b <= n
+  long n = 0;  ///< data set size, >= 1
+  /// Mini-batch size, 1 <= b <= n. Poisson: the expected size q*n when that is a whole
+  /// number, else 0 (every bound that counts batches of b records is then not applicable).
+  long b = 0;
+  /// Poisson only: the probability q in (0, 1] with which every record joins every step; the
+  /// summed gradient is divided by q*n. NaN: q = b/n. Must be NaN for every other scheme.
+  double q = kNaN;
   long K = 0;   ///< epochs, >= 1
   long T = 0;   ///< total steps, >= 1; must equal K * floor(n/b) for the epoch schemes
   long j0 = 0;  ///< fixed order: index of the batch holding the differing record, 0..n/b-1
+
+  /// The neighbouring relation of the audited pair (custom bounds take it as theirs).
+  Adjacency adjacency = Adjacency::kReplaceOne;
 
   double feature_clip = kNaN;  ///< logistic only: feature norm clip L of Corollary 5.3
   double eps_norm = 0.0;       ///< Corollary 5.3's private-normalisation cost (0: none)
@@ -99,29 +98,38 @@ void validate_alpha(double alpha);
 
 // ---- derived quantities (each one conversion, named after the source it serves) ----
 
-/// floor(n / b): mini-batches per epoch (paper footnote 3 when b does not divide n).
+/// floor(n / b): mini-batches per epoch (paper footnote 3 when b does not divide n); 0 for a
+/// Poisson scenario whose expected batch size q*n is not a whole number (b = 0).
 long batches_per_epoch(const Params& p);
-/// q = b / n: probability that a given record is in a given mini-batch.
+/// q: probability that a given record is in a given mini-batch (b/n; Poisson: p.q).
 double sampling_rate(const Params& p);
-/// eta S_g / b: how far replacing one record can move one step's update.
+/// The normaliser of the summed gradient: b, or q*n for Poisson (need not be whole).
+double batch_normaliser(const Params& p);
+/// eta S_g / batch_normaliser: how far replacing one record can move one step's update.
 double step_sensitivity(const Params& p);
-/// Paper Algorithm 1: sigma^2 = s^2 / (2 eta).
+/// s / step_sensitivity: the noise of one step in units of its sensitivity, the z of the
+/// composition baselines (paper Section E.1: sensitivity eta S_g/b, std sqrt(2 eta sigma^2)).
+/// It is sigma_mul / 2, not the noise multiplier of Opacus (that is relative to S_g/2).
+double step_noise_ratio(const Params& p);
+/// Paper Algorithm 1: sigma^2 = s^2 / (2 eta)  (config/noise.hpp).
 double alg1_sigma2(const Params& p);
 /// Paper Algorithm 2 (Section F.1): sigma_mul = 2 b s / (eta S_g)  (+inf when S_g = 0).
 double alg2_sigma_mul(const Params& p);
 /// Blog: sigma_blog = s / eta.
 double blog_sigma(const Params& p);
 
-/// Inverses, for callers that start from a source's own parameter.
-double step_std_from_alg1_sigma2(double sigma2, double eta);
-double step_std_from_alg2_sigma_mul(double sigma_mul, double eta, double S_g, long b);
-double step_std_from_blog_sigma(double sigma_blog, double eta);
+/// True when b >= 1 equals q*n up to rounding (1e-9 relative): the expected Poisson batch
+/// is then a whole batch of b records.
+bool whole_batch(long b, double qn);
+/// The b of a Poisson scenario: round(q*n) when q*n is whole, else 0.
+long whole_batch_size(double qn);
 
 /// The value of one bound at one order alpha: either a number or the reason it does not apply.
 struct BoundValue {
   std::string name;    ///< stable identifier, e.g. "ys_thm4.2_shuffle_partition"
   std::string source;  ///< citation: paper, theorem, equation
   Kind kind = Kind::kTheorem;
+  Adjacency adjacency = Adjacency::kReplaceOne;  ///< the relation the bound assumes
   double alpha = kNaN;
   std::optional<double> value;  ///< upper bound on R_alpha (finite or +inf); empty = n/a
   std::string not_applicable;   ///< human-readable reason when value is empty

@@ -26,14 +26,4 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
 /// Reads and parses an experiment file.
 ExperimentSpec load_experiment(const std::string& path, const Overrides& overrides = {});
 
-/// Noise conversions (DESIGN.md section 2). All return the per-step std s of
-/// theta <- theta - eta*g + s*N(0, I).
-double step_std_from_sigma(double sigma, double eta);  // Algorithm 1
-double step_std_from_noise_multiplier(double sigma_mul, double eta, double sensitivity,
-                                      double batch_size);        // Algorithm 2
-double step_std_from_blog_sigma(double blog_sigma, double eta);  // blog
-/// Algorithm 2 -> Algorithm 1 (Section F.1): sigma = sqrt(eta/2) * sigma_mul * S_g / (2b).
-double sigma_from_noise_multiplier(double sigma_mul, double eta, double sensitivity,
-                                   double batch_size);
-
 }  // namespace rdpaudit::config

@@ -11,32 +11,24 @@
 #include <utility>
 #include <vector>
 
+#include "rdpaudit/config/vocabulary.hpp"
+
 namespace rdpaudit::config {
 
 inline constexpr int kMaxDim = 8;  ///< largest parameter dimension d of the simulator
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-enum class LossKind {
-  kQuadratic,  ///< lambda/2 ||theta - x||^2: affine updates, exact ground truth
-  kLogistic,   ///< regularised multiclass logistic regression (paper Section 5, Algorithm 2)
-  kLinear,     ///< <g_i, theta>: convex, L-Lipschitz, 0-smooth (the blog's setting)
-};
-
-enum class BatchScheme {
-  kFixedOrder,                ///< partition in a fixed order; the differing record in batch j0
-  kShufflePartition,          ///< one random partition, kept for all epochs (Algorithm 1)
-  kShuffleEachEpoch,          ///< a fresh random partition every epoch (common in libraries)
-  kSampleWithoutReplacement,  ///< b distinct indices drawn afresh at every step
-  kPoisson,                   ///< each record in with prob. q; sum divided by q*n
-  kFullBatch,                 ///< every record at every step (b = n)
-};
-
 /// Which convention the experiment file used for the noise (exactly one is given).
-enum class NoiseKey { kSigma, kSigma2, kNoiseMultiplier, kBlogSigma, kStepStd };
+enum class NoiseKey {
+  kSigma,
+  kSigma2,
+  kNoiseMultiplier,       ///< z of Opacus / dp_accounting (relative to the per-example clip)
+  kPaperNoiseMultiplier,  ///< sigma_mul of the paper's Algorithm 2 (relative to S_g/2)
+  kBlogSigma,
+  kStepStd
+};
 
-std::string to_string(LossKind v);
-std::string to_string(BatchScheme v);
 std::string to_string(NoiseKey v);
 
 /// The neighbouring pair D, D'. D' equals D except record `differing_index`.
@@ -48,6 +40,9 @@ struct NeighbouringPair {
   Eigen::VectorXd replacement;  ///< x'_{i0}, length p
   int replacement_label = 0;    ///< logistic: label of x'_{i0}
   int differing_index = 0;      ///< i0
+  /// data.adjacency: replace_one, or add_remove when one side of the differing record has a
+  /// gradient that is zero everywhere (linear loss, g = 0), i.e. is absent from every sum.
+  Adjacency adjacency = Adjacency::kReplaceOne;
 
   int n() const { return static_cast<int>(points.rows()); }
 };
@@ -89,7 +84,8 @@ struct BoundsSpec {
 /// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
 struct EstimateSpec {
   bool enabled = true;
-  std::vector<double> extra_alphas;  ///< added to dp_accounting's grid (1.1 ... 64)
+  std::vector<double> extra_alphas;  ///< added to the grid 1.1 ... 10.9, 11 ... 64 (dp_accounting's
+                                     ///< orders up to 63, plus 64)
   double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
   long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
   double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
@@ -134,12 +130,17 @@ struct Scenario {
 
   // --- noise: one canonical per-step std, and every equivalent of it ---
   NoiseKey noise_key = NoiseKey::kSigma;
-  double noise_value = 0;       ///< the number written in the file
-  double step_std = 0;          ///< s: theta <- theta - eta*g + s*N(0, I)
-  double sigma = 0;             ///< Algorithm 1: s = sqrt(2 eta sigma^2)
-  double noise_multiplier = 0;  ///< Algorithm 2 / F.1: sigma = sqrt(eta/2) sigma_mul S_g/(2b)
-  double blog_sigma = 0;        ///< blog: s = eta * sigma_blog
-  double sensitivity = 0;       ///< S_g: l2 sensitivity of the total gradient for this pair
+  double noise_value = 0;  ///< the number written in the file
+  double step_std = 0;     ///< s: theta <- theta - eta*g + s*N(0, I)
+  double sigma = 0;        ///< Algorithm 1: s = sqrt(2 eta sigma^2)
+  /// Opacus / dp_accounting: noise std on the clipped-gradient sum / per-example clip norm,
+  /// s = eta z clip_norm / b (config/noise.hpp); NaN without a per-example clip.
+  double noise_multiplier = 0;
+  /// Algorithm 2 / F.1: sigma = sqrt(eta/2) sigma_mul S_g/(2b); NaN if S_g = 0. Equals
+  /// noise_multiplier when the clip norm is S_g/2 (the logistic loss).
+  double paper_noise_multiplier = 0;
+  double blog_sigma = 0;   ///< blog: s = eta * sigma_blog
+  double sensitivity = 0;  ///< S_g: l2 sensitivity of the total gradient for this pair
 
   // --- initial parameters: theta_0 = init_mean + init_std * N(0, I) ---
   Eigen::VectorXd init_mean;

@@ -40,9 +40,9 @@ struct Estimate {
 /// An estimate that carries no evidence, with the reason (value = lower = 0, upper = +inf).
 Estimate uninformative(double alpha, int direction, std::string method, std::string reason);
 
-/// The orders of Google's dp_accounting default grid up to 64: 1.1, 1.2, ..., 10.9 (step 0.1)
-/// and 11, 12, ..., 64, merged with `extra` (sorted, duplicates removed). Throws InputError
-/// for an extra order that is not a finite number > 1.
+/// The orders 1.1, 1.2, ..., 10.9 (step 0.1) and 11, 12, ..., 64 (Google dp_accounting's
+/// default orders up to 63, which stop there, plus 64), merged with `extra` (sorted, duplicates
+/// removed). Throws InputError for an extra order that is not a finite number > 1.
 std::vector<double> default_alpha_grid(const std::vector<double>& extra = {});
 
 /// Throws InputError naming `key` unless `alphas` is non-empty and every order is finite and

@@ -1,0 +1,122 @@
+// The bounds' view of a simulated scenario (bounds/scenario.hpp): every bound is evaluated at
+// the parameters the simulator used.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/load.hpp"
+
+using namespace rdpaudit;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+// A quadratic worst-case pair (S_g = 1) under Poisson sampling at rate q.
+config::Scenario poisson_scenario(int n, const std::string& q, int epochs, double step_std) {
+  const std::string text = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = )" + std::to_string(n) +
+                           R"(
+sensitivity = 1.0
+[training]
+scheme = "poisson"
+eta = 0.1
+sampling_rate = )" + q + R"(
+epochs = )" + std::to_string(epochs) +
+                           R"(
+[noise]
+step_std = )" + std::to_string(step_std) +
+                           "\n";
+  return config::parse_experiment(text, "poisson.toml").scenarios.at(0);
+}
+
+const bounds::BoundValue& find(const std::vector<bounds::BoundValue>& values,
+                               const std::string& name, double alpha) {
+  for (const auto& v : values)
+    if (v.name == name && v.alpha == alpha) return v;
+  FAIL("no value for " << name << " at alpha " << alpha);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("Poisson bounds use the simulated q and the normaliser q n, whole or not",
+          "[bounds][scenario]") {
+  // n = 20, q = 0.03: q n = 0.6 records per batch on average. The simulator draws every record
+  // with probability 0.03 and divides the batch sum by 0.6; the old mapping used b = round(0.6)
+  // = 1 and q = b/n = 0.05 instead. Reference: python/reference/bounds_reference.py, point
+  // poisson_qn_0.6 (mpmath, 50 digits; K = 2 epochs of floor(1/q) = 33 steps).
+  const auto s = poisson_scenario(20, "0.03", 2, 0.1);
+  const auto sb = bounds::bounds_of(s);
+  CHECK(sb.params.q == 0.03);
+  CHECK(sb.params.b == 0);
+  CHECK(sb.params.T == 66);
+  const auto values = bounds::evaluate_scenario(sb, {2.0, 4.0, 8.0, 2.5});
+  const char* mtz = "mtz19_poisson_composition";
+  CHECK_THAT(*find(values, mtz, 2.0).value, WithinRel(0.8899177901090146, 1e-9));
+  CHECK_THAT(*find(values, mtz, 4.0).value, WithinRel(60.34337299089174, 1e-9));
+  CHECK_THAT(*find(values, mtz, 8.0).value, WithinRel(468.8386892683233, 1e-9));
+  CHECK_THAT(*find(values, mtz, 2.5).value, WithinRel(1.7578118892293988, 1e-9));
+  // Figure 2's (b/n) A K needs a batch of b records: not applicable, with the reason.
+  const auto& fig2 = find(values, "ys_fig2_composition_approx", 4.0);
+  CHECK_FALSE(fig2.applicable());
+  CHECK_THAT(fig2.not_applicable, Contains("q*n = 0.6 is not a whole number"));
+
+  // n = 1000, q = 0.0015: q n = 1.5 (the old mapping rounded to b = 2, q = 0.002).
+  // Reference point poisson_qn_1.5 (K = 1 epoch of floor(1/q) = 666 steps).
+  const auto big = bounds::bounds_of(poisson_scenario(1000, "0.0015", 1, 0.05));
+  const auto big_values = bounds::evaluate_scenario(big, {2.0, 4.0, 10.0});
+  CHECK_THAT(*find(big_values, mtz, 2.0).value, WithinRel(0.007367624593288942, 1e-9));
+  CHECK_THAT(*find(big_values, mtz, 4.0).value, WithinRel(0.015355678508359717, 1e-9));
+  CHECK_THAT(*find(big_values, mtz, 10.0).value, WithinRel(1108.3608213125042, 1e-9));
+}
+
+TEST_CASE("a Poisson rate with q n < 0.5 gets bounds, not an error about b = 0",
+          "[bounds][scenario]") {
+  const auto sb = bounds::bounds_of(poisson_scenario(20, "0.02", 1, 0.1));  // q n = 0.4
+  CHECK(sb.params.b == 0);
+  std::vector<bounds::BoundValue> values;
+  REQUIRE_NOTHROW(values = bounds::evaluate_scenario(sb, {2.0}));
+  CHECK(find(values, "mtz19_poisson_composition", 2.0).applicable());
+  CHECK(find(values, "gaussian_composition", 2.0).applicable());
+}
+
+TEST_CASE("every bound states its neighbouring relation, and a mismatch is explained",
+          "[bounds][adjacency]") {
+  using bounds::Adjacency;
+  // MTZ 2019 and its leading term (Figure 2's approximation) are add/remove accountants.
+  for (const auto& info : bounds::bound_catalogue()) {
+    INFO(info.name);
+    const bool add_remove =
+        info.name == "mtz19_poisson_composition" || info.name == "ys_fig2_composition_approx";
+    CHECK(info.adjacency == (add_remove ? Adjacency::kAddRemove : Adjacency::kReplaceOne));
+  }
+  const auto sb = bounds::bounds_of(poisson_scenario(50, "0.04", 1, 0.4));
+  CHECK(sb.params.adjacency == Adjacency::kReplaceOne);  // the quadratic worst-case pair
+  const auto values = bounds::evaluate_scenario(sb, {2.0});
+  CHECK(find(values, "mtz19_poisson_composition", 2.0).adjacency == Adjacency::kAddRemove);
+  CHECK(find(values, "gaussian_composition", 2.0).adjacency == Adjacency::kReplaceOne);
+  // A custom formula is written for the scenario: it takes the pair's relation.
+  CHECK(bounds::bound_adjacency("my_formula", Adjacency::kAddRemove) == Adjacency::kAddRemove);
+  CHECK(bounds::bound_adjacency("mtz19_poisson_composition", Adjacency::kReplaceOne) ==
+        Adjacency::kAddRemove);
+  // check/report print this line where the relations differ, nothing where they agree.
+  CHECK(bounds::adjacency_mismatch("gaussian_composition", Adjacency::kReplaceOne,
+                                   Adjacency::kReplaceOne)
+            .empty());
+  CHECK_THAT(bounds::adjacency_mismatch("mtz19_poisson_composition", Adjacency::kAddRemove,
+                                        Adjacency::kReplaceOne),
+             Contains("assumes add_remove neighbours, the audited pair is replace_one") &&
+                 Contains("may exceed it"));
+  CHECK_THAT(bounds::adjacency_mismatch("gaussian_composition", Adjacency::kReplaceOne,
+                                        Adjacency::kAddRemove),
+             Contains("also a replace-one pair"));
+}
