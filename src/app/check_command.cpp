@@ -116,6 +116,10 @@ void print_evidence(const audit::AuditResult& a) {
     if (!b.evidence.empty())
       fmt::print("\n{} {}: {}\n", b.name, audit::to_string(b.outcome), b.evidence);
   }
+  for (const auto& b : a.bounds) {  // a verdict against a relation the bound does not assume
+    if (!b.adjacency_note.empty() && b.outcome != Verdict::kNotApplicable)
+      fmt::print("\nnote: {}\n", b.adjacency_note);
+  }
 }
 
 int check_command(const CheckArgs& args) {

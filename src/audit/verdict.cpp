@@ -8,6 +8,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
@@ -269,6 +270,11 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   const std::size_t first = cells_.size();
   for (std::size_t b = 0; b < table.names.size(); ++b) {
     const std::size_t row = row_of(table, b);
+    if (rows_[row].adjacency_note.empty()) {
+      const std::string& name = table.names[b];
+      rows_[row].adjacency_note = bounds::adjacency_mismatch(
+          name, bounds::bound_adjacency(name, s.data.adjacency), s.data.adjacency);
+    }
     for (std::size_t a = 0; a < table.alphas.size(); ++a) {
       for (int d : {estimate::kForward, estimate::kBackward}) {
         const Point& pt = points[2 * a + static_cast<std::size_t>(d)];

@@ -187,7 +187,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
 
   Group b = g.create_group("bounds");
   const auto rows = static_cast<std::int64_t>(a.bounds.size());
-  std::vector<std::string> name, kind, source, expect, outcome, evidence;
+  std::vector<std::string> name, kind, source, expect, outcome, evidence, adjacency_note;
   std::vector<int> as_expected;
   std::vector<std::int64_t> counts[audit::kVerdictCount], close_cells;
   std::vector<double> min_margin;
@@ -198,6 +198,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
     expect.emplace_back(r.expect_violated ? "violated" : "holds");
     outcome.emplace_back(audit::to_string(r.outcome));
     evidence.push_back(r.evidence);
+    adjacency_note.push_back(r.adjacency_note);
     as_expected.push_back(r.as_expected ? 1 : 0);
     for (int k = 0; k < audit::kVerdictCount; ++k) counts[k].push_back(r.counts[k]);
     close_cells.push_back(r.close_cells);
@@ -217,6 +218,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   b.dataset("close_cells", close_cells.data(), shape(rows));
   b.dataset("min_margin", min_margin.data(), shape(rows));
   b.dataset("evidence", evidence);
+  b.dataset("adjacency_note", adjacency_note);
 
   Group c = g.create_group("cells");
   const auto& cells = a.cells;

@@ -56,11 +56,13 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
   const auto source = b.read_strings("source");
   const auto expect = b.read_strings("expect");
   const auto evidence = b.read_strings("evidence");
+  const auto adjacency_note = b.read_strings("adjacency_note");
   require_rows("/audit/bounds", name.size(),
                {{"kind", kind.size()},
                 {"source", source.size()},
                 {"expect", expect.size()},
-                {"evidence", evidence.size()}});
+                {"evidence", evidence.size()},
+                {"adjacency_note", adjacency_note.size()}});
   for (std::size_t i = 0; i < name.size(); ++i) {
     audit::BoundRow r;
     r.name = name[i];
@@ -70,6 +72,7 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
       throw InputError("/audit/bounds/expect", expect[i], "holds or violated");
     r.expect_violated = expect[i] == "violated";
     r.evidence = evidence.at(i);
+    r.adjacency_note = adjacency_note[i];
     a.bounds.push_back(r);
   }
   const Group c = g.open_group("cells");

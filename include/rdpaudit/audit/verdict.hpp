@@ -107,6 +107,9 @@ struct BoundRow {
   std::int64_t close_cells = 0;             ///< not-rejected cells flagged close
   double min_margin = kNaN;                 ///< smallest bound / lower over its not-rejected cells
   std::string evidence;                     ///< the most significant violated cell, in words
+  /// Where the bound's neighbouring relation differs from an audited pair's (first scenario
+  /// where it does, bounds::adjacency_mismatch), else empty.
+  std::string adjacency_note;
 };
 
 struct AuditResult {

@@ -1,11 +1,13 @@
-"""Damaged results files and interrupted runs (issue 13, items 14 and 17).
+"""Results files through the command line (issue 13, items 4, 8, 14 and 17).
 
-usage: /usr/bin/python3 test_damaged_results.py RDPAUDIT SOURCE_DIR WORK_DIR
+usage: /usr/bin/python3 test_cli_results.py RDPAUDIT SOURCE_DIR WORK_DIR
 
 Every damaged copy of a good results file makes `check`, `report` and `plot` exit 2 with a
 one-line message naming the file (1 means "a bound is not as expected" to CI, so malformed
 input must never give 1), and `plot` prints no Python traceback. A run stopped by SIGINT or
-SIGTERM leaves neither its results file nor its `.tmp` behind.
+SIGTERM leaves neither its results file nor its `.tmp` behind. `report` shows the estimate and
+the lower bound of one direction, the larger; check and report say when a bound assumes
+another neighbouring relation than the audited pair.
 """
 
 import os
@@ -26,7 +28,7 @@ os.makedirs(work, exist_ok=True)
 good = os.path.join(work, "good.h5")
 cfg = os.path.join(source, "tests", "data", "close_call.toml")
 subprocess.run([cli, "run", cfg, "-o", good, "--trajectories", "4000"], check=True,
-               stdout=subprocess.DEVNULL)
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def replace(group, name, values):
@@ -101,6 +103,53 @@ for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plo
     done = subprocess.run([cli, command[0], good] + command[1:], capture_output=True, text=True)
     check(done.returncode == 0, f"{command[0]} on the good file: exit {done.returncode} "
           f"({done.stderr.strip()[:300]})")
+
+# report: the estimate and the lower bound of an order come from the same direction, the one
+# with the larger estimate (issue 13, item 4). The quickstart's laws are asymmetric.
+quick = os.path.join(work, "quick.h5")
+subprocess.run([cli, "run", os.path.join(source, "experiments", "quickstart.toml"), "-o", quick,
+                "--trajectories", "20000"], check=True, stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)
+report = subprocess.run([cli, "report", quick], capture_output=True, text=True, check=True).stdout
+with h5py.File(quick, "r") as f:
+    c = f["audit/cells"]
+    scen, alpha, direction = c["scenario"][:], c["alpha"][:], c["direction"][:]
+    est, low = c["estimate"][:], c["lower"][:]
+shown = 0
+for line in report.splitlines():
+    fields = line.split()
+    if not fields or not fields[0].isdigit() or "a=" not in line:
+        continue
+    index = int(fields[0])
+    for part in line.split("  a=")[1:]:
+        a_text, rest = part.split(":", 1)
+        value, bracket, mark = rest.split()
+        d = 0 if mark == ">" else 1
+        sel = (scen == index) & (np.abs(alpha - float(a_text)) < 1e-9)
+        e = {k: np.nanmax(np.where(sel & (direction == k), est, np.nan)) for k in (0, 1)}
+        lo = np.max(np.where(sel & (direction == d), low, 0.0))
+        check(e[d] >= e[1 - d] or np.isnan(e[1 - d]), f"report {index} a={a_text}: the larger "
+              f"direction is marked ({mark}; estimates {e[0]:.4g}, {e[1]:.4g})")
+        check(abs(float(value) - e[d]) <= 1e-3 * abs(e[d]), f"report {index} a={a_text}: "
+              f"estimate {value} is direction {d}'s {e[d]:.4g}")
+        check(abs(float(bracket.strip("[]")) - lo) <= 1e-2 * abs(lo) + 1e-300,
+              f"report {index} a={a_text}: lower {bracket} is direction {d}'s {lo:.3g}")
+        shown += 1
+check(shown >= 8, f"report shows the orders ({shown})")
+
+# check and report say when a bound assumes another neighbouring relation than the audited
+# pair (issue 13, item 8): the Poisson baseline is add/remove, the worst-case pair replace-one.
+text = open(os.path.join(source, "experiments", "quickstart.toml")).read()
+poisson_cfg = os.path.join(work, "poisson.toml")
+open(poisson_cfg, "w").write(text.replace('scheme = "shuffle_partition"', 'scheme = "poisson"'))
+poisson = os.path.join(work, "poisson.h5")
+subprocess.run([cli, "run", poisson_cfg, "-o", poisson, "--trajectories", "5000"], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for command in ("check", "report"):
+    out = subprocess.run([cli, command, poisson], capture_output=True, text=True).stdout
+    check("note: mtz19_poisson_composition assumes add_remove neighbours, the audited pair is "
+          "replace_one" in out, f"{command} names the relation the Poisson baseline assumes")
+    check("note: gaussian_composition" not in out, f"{command}: no note where they agree")
 
 # Interrupts: the unfinished .tmp is removed, nothing is left at the output path.
 for sig in (signal.SIGINT, signal.SIGTERM):
