@@ -13,7 +13,7 @@ namespace rdpaudit::app {
 struct RunArgs {
   std::string file, output;
   int threads = 0;
-  double scale = 1.0;  ///< multiplies trajectories and estimate.samples (--scale)
+  double scale = 1.0;  ///< multiplies trajectories, and with them the default pilot (--scale)
   config::Overrides overrides;
   std::string command_line;
 };

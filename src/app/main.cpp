@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   run->add_option("--trajectories", trajectories, "trajectories per dataset (overrides the file)");
   run->add_option("--seed", seed, "random seed (overrides the file)");
   run->add_option("--scale", run_args.overrides.scale,
-                  "multiply trajectories and estimate.samples (servers: 10, 100)");
+                  "multiply trajectories (and the default estimate.pilot) (servers: 10, 100)");
 
   app::CheckArgs check_args;
   auto* check = cli.add_subcommand(

@@ -78,8 +78,8 @@ int run_command(const RunArgs& args) {
 
   io::ResultsWriter writer(out, spec, {args.command_line, threads});
   std::int64_t total = 0;
-  for (const auto& s : spec.scenarios)
-    total += 2 * spec.trajectories * s.steps;  // trajectory-steps
+  for (const auto& s : spec.scenarios)  // trajectory-steps, pilot and counted
+    total += 2 * (sim::pilot_trajectories(s) + spec.trajectories) * s.steps;
   Progress progress(total, true);
 
   fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8}  {}\n", "#", "sweep point", "D: mean (std) th_0",
@@ -90,12 +90,14 @@ int run_command(const RunArgs& args) {
   audit::Auditor auditor(1.0 - spec.scenarios.front().estimate.confidence);
   for (const auto& s : spec.scenarios) {
     progress.set_label(fmt::format("scenario {}/{}", s.index + 1, spec.scenarios.size()));
-    const sim::SimOptions options{spec.seed, spec.trajectories, threads, &progress};
-    const auto t = sim::simulate_scenario(s, options);
-    auto e = estimate::estimate_scenario(s, t, spec.seed);
+    // Two phases: the pilot chooses the estimators' cells (selection), then every trajectory
+    // is counted through them inside the simulation loop.
+    auto run = estimate::run_scenario(s, {spec.seed, spec.trajectories, threads, &progress, {}});
+    const sim::ScenarioTallies& t = run.tallies;
+    estimate::ScenarioEstimates& e = run.estimates;
     const audit::BoundTable bounds = audit::audited_bounds(s);
     writer.add_scenario(s, t, e, bounds);
-    auditor.add(s, bounds, e, describe_point(s));
+    auditor.add(s, bounds, e, describe_point(s), spec.trajectories);
     const auto cell = [](const tally::Tally& x) {
       return fmt::format("{:.5g} ({:.4g})", x.mean()(0), std::sqrt(x.covariance()(0, 0)));
     };

@@ -226,12 +226,13 @@ std::size_t Auditor::row_of(const BoundTable& t, std::size_t i) {
 }
 
 void Auditor::add(const config::Scenario& s, const BoundTable& table,
-                  estimate::ScenarioEstimates& est, const std::string& sweep_point) {
+                  estimate::ScenarioEstimates& est, const std::string& sweep_point,
+                  std::int64_t counted) {
   const std::size_t source = certificates_.size();
   certificates_.push_back(std::move(est.rigorous));
   est.rigorous.clear();
   sweep_points_.push_back(sweep_point);
-  trajectories_.push_back(s.estimate.samples);
+  trajectories_.push_back(counted);
   const auto& certs = certificates_.back();
   // What the estimates say at each (order, direction): the same for every bound's cell there.
   struct Point {

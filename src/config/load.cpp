@@ -569,20 +569,25 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
   }
   e.confidence = r.number("estimate.confidence").value_or(0.95);
   if (!(e.confidence > 0 && e.confidence < 1)) r.fail("estimate.confidence", "must be in (0, 1)");
-  const long samples = r.integer("estimate.samples").value_or(1'000'000);
-  if (samples < 100 || samples > 100'000'000) r.fail("estimate.samples", "must be in [100, 10^8]");
-  // --scale grows the samples with the trajectories; never more than were simulated.
-  e.samples = std::min(trajectories, std::lround(static_cast<double>(samples) * scale));
-  e.selection_fraction = r.number("estimate.selection_fraction").value_or(0.3);
-  if (!(e.selection_fraction > 0 && e.selection_fraction < 1)) {
-    r.fail("estimate.selection_fraction", "must be in (0, 1)");
+  // Every trajectory is counted; the pilot (streams of its own) is the selection phase.
+  for (const char* gone : {"estimate.samples", "estimate.selection_fraction",
+                           "estimate.variational_selection_fraction"}) {
+    if (r.has(gone)) {
+      r.fail(gone,
+             "was removed in rdpaudit 0.2: every trajectory is counted, and the selection phase "
+             "runs on a pilot of its own (estimate.pilot trajectories per dataset)");
+    }
   }
-  e.variational_selection_fraction =
-      r.number("estimate.variational_selection_fraction").value_or(0.1);
-  if (!(e.variational_selection_fraction > 0 && e.variational_selection_fraction < 1 &&
-        e.selection_fraction + e.variational_selection_fraction < 1)) {
-    r.fail("estimate.variational_selection_fraction",
-           "must be in (0, 1) and, with estimate.selection_fraction, leave rows to evaluate on");
+  // Default: a quarter of the counted trajectories, at least 20 000 and at most 10^6; --scale
+  // grows it with the trajectories. A pilot of its own size is never scaled.
+  const auto pilot = r.integer("estimate.pilot");
+  e.pilot = pilot ? *pilot
+                  : std::clamp<long>(std::lround(0.25 * static_cast<double>(trajectories)), 20'000,
+                                     1'000'000);
+  if (e.pilot < 1000 || e.pilot > 100'000'000) {
+    r.fail("estimate.pilot",
+           "must be in [1000, 10^8] (trajectories per dataset of the selection phase: the "
+           "methods choose their cells, scores and test functions on them)");
   }
   if (auto methods = r.strings("estimate.methods")) {
     const std::vector<std::string> known = EstimateSpec{}.methods;

@@ -364,10 +364,9 @@ double rigorous_p_value(const RigorousResult& r, double alpha, int direction, do
   return std::min(1.0, std::exp(hi));
 }
 
-OrderedCells cells_from_scores(const std::vector<double>& selection_p,
-                               const std::vector<double>& selection_q,
-                               const std::vector<double>& evaluation_p,
-                               const std::vector<double>& evaluation_q, std::size_t bulk_cells) {
+std::vector<double> quantile_cell_edges(const std::vector<double>& selection_p,
+                                        const std::vector<double>& selection_q,
+                                        std::size_t bulk_cells) {
   if (selection_p.empty() || selection_q.empty()) {
     throw InputError("cells_from_scores.selection",
                      std::to_string(selection_p.size()) + " and " +
@@ -405,15 +404,27 @@ OrderedCells cells_from_scores(const std::vector<double>& selection_p,
       std::remove_if(edges.begin(), edges.end(), [](double e) { return !std::isfinite(e); }),
       edges.end());
   if (edges.empty()) edges.push_back(stat.empty() ? 0.0 : stat.begin()->second);
+  return edges;
+}
 
-  OrderedCells oc;
+std::vector<double> cell_positions(const std::vector<double>& edges) {
   const std::size_t m = edges.size() + 1;
-  oc.position.resize(m);
-  for (std::size_t i = 1; i + 1 < m; ++i) oc.position[i] = 0.5 * (edges[i - 1] + edges[i]);
+  std::vector<double> position(m);
+  for (std::size_t i = 1; i + 1 < m; ++i) position[i] = 0.5 * (edges[i - 1] + edges[i]);
   const double first_gap = edges.size() > 1 ? edges[1] - edges[0] : 1.0;
   const double last_gap = edges.size() > 1 ? edges.back() - edges[edges.size() - 2] : 1.0;
-  oc.position.front() = edges.front() - 0.5 * first_gap;
-  oc.position.back() = edges.back() + 0.5 * last_gap;
+  position.front() = edges.front() - 0.5 * first_gap;
+  position.back() = edges.back() + 0.5 * last_gap;
+  return position;
+}
+
+OrderedCells cells_from_scores(const std::vector<double>& selection_p,
+                               const std::vector<double>& selection_q,
+                               const std::vector<double>& evaluation_p,
+                               const std::vector<double>& evaluation_q, std::size_t bulk_cells) {
+  const std::vector<double> edges = quantile_cell_edges(selection_p, selection_q, bulk_cells);
+  OrderedCells oc;
+  oc.position = cell_positions(edges);
   auto count = [&](const std::vector<double>& x) { return tally({edges}, view_of(x)); };
   oc.selection.p = count(selection_p);
   oc.selection.q = count(selection_q);

@@ -1,7 +1,6 @@
 #include "rdpaudit/estimate/scenario.hpp"
 
 #include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/samples.hpp"
 #include "rdpaudit/rng/philox.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
@@ -21,8 +20,57 @@ GaussianMixture to_mixture(const sim::LastIterateMixture& m) {
 
 }  // namespace
 
-ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
-                                    std::uint64_t seed) {
+namespace {
+
+SelectionOptions selection_options(const config::Scenario&) { return {}; }
+
+CountOptions count_options(const config::Scenario& s) {
+  const auto& spec = s.estimate;
+  CountOptions o;
+  o.rigorous.confidence = spec.confidence;
+  o.variational.confidence = spec.confidence;
+  o.plugin.confidence = spec.confidence;
+  o.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
+  o.run_plugin = spec.runs("histogram-plugin");
+  o.run_partition = spec.runs("rigorous-cp");
+  o.run_bernstein = spec.runs("rigorous-bernstein");
+  return o;
+}
+
+bool runs_sample_methods(const config::Scenario& s) {
+  const CountOptions o = count_options(s);
+  return s.estimate.enabled && (o.run_plugin || o.run_partition || o.run_bernstein);
+}
+
+}  // namespace
+
+Selection select_scenario(const config::Scenario& s, const Eigen::MatrixXd& pilot_d,
+                          const Eigen::MatrixXd& pilot_dprime, std::int64_t trajectories,
+                          tally::Binning& binning) {
+  if (!runs_sample_methods(s)) return {};
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMajor p = pilot_d, q = pilot_dprime;
+  const auto d = static_cast<std::size_t>(s.dim);
+  Selection sel = select_on_pilot(SampleView{p.data(), static_cast<std::size_t>(p.rows()), d},
+                                  SampleView{q.data(), static_cast<std::size_t>(q.rows()), d},
+                                  static_cast<std::uint64_t>(trajectories), selection_options(s));
+  for (const ScoreSelection& x : sel.scores) binning.scores.push_back(x.counting_cells());
+  return sel;
+}
+
+ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
+  ScenarioRun run;
+  options.select = [&](const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
+                       tally::Binning& binning) {
+    run.selection = select_scenario(s, pd, pp, options.trajectories, binning);
+  };
+  run.tallies = sim::simulate_scenario(s, options);
+  run.estimates = estimate_scenario(s, run.selection, run.tallies, options.seed);
+  return run;
+}
+
+ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& selection,
+                                    const sim::ScenarioTallies& t, std::uint64_t seed) {
   ScenarioEstimates out;
   const auto& spec = s.estimate;
   // The audited orders (bounds.alphas) are estimated too, so every verdict has its estimate.
@@ -31,24 +79,17 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::Scenar
   out.alphas = default_alpha_grid(extra);
   if (!spec.enabled) return out;
 
-  // From the samples: plug-in and rigorous lower bound on a score (the coordinate in 1-D,
-  // learned density ratios above), selection and evaluation splits disjoint.
-  const std::size_t d = static_cast<std::size_t>(s.dim);
-  const SampleView p{t.d.raw.data(), t.d.raw.size() / d, d};
-  const SampleView q{t.dprime.raw.data(), t.dprime.raw.size() / d, d};
-  SampleOptions options;
-  options.selection_fraction = spec.selection_fraction;
-  options.rigorous.confidence = spec.confidence;
-  options.variational.confidence = spec.confidence;
-  options.variational_selection_fraction = spec.variational_selection_fraction;
-  options.run_plugin = spec.runs("histogram-plugin");
-  options.run_partition = spec.runs("rigorous-cp");
-  options.run_bernstein = spec.runs("rigorous-bernstein");
-  options.plugin.confidence = spec.confidence;
-  options.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
+  // From the counts: plug-in and both rigorous lower bounds on each score (the coordinate in
+  // 1-D, learned density ratios above), chosen on the pilot, every trajectory counted.
   rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});
-  if (options.run_plugin || options.run_partition || options.run_bernstein) {
-    out.estimates = estimate_from_samples(p, q, out.alphas, options, &bootstrap, &out.rigorous);
+  if (runs_sample_methods(s)) {
+    const CountOptions options = count_options(s);
+    for (std::size_t k = 0; k < selection.scores.size(); ++k) {
+      auto e = estimate_from_counts(selection.scores[k], t.d.scores.at(k).counts,
+                                    t.dprime.scores.at(k).counts, out.alphas, options, &bootstrap,
+                                    &out.rigorous);
+      out.estimates.insert(out.estimates.end(), e.begin(), e.end());
+    }
   }
 
   // Exact (enumerated patterns) or Rao-Blackwellised (sampled patterns) for affine updates.

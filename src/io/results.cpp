@@ -120,10 +120,8 @@ void write_estimates(const Group& g, const config::Scenario& s,
                      const estimate::ScenarioEstimates& e) {
   g.attr("enabled", s.estimate.enabled);
   g.attr("confidence", s.estimate.confidence);
-  g.attr("selection_fraction", s.estimate.selection_fraction);
-  g.attr("variational_selection_fraction", s.estimate.variational_selection_fraction);
+  g.attr("pilot_per_dataset", static_cast<std::int64_t>(s.estimate.pilot));
   g.attr("methods", s.estimate.methods);
-  g.attr("samples_per_dataset", static_cast<std::int64_t>(s.estimate.samples));
   g.attr("mixture", e.mixture);
   g.dataset("alpha_grid", e.alphas.data(), shape(static_cast<std::int64_t>(e.alphas.size())));
   std::vector<std::string> method, interval, reason;

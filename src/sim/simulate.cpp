@@ -223,6 +223,11 @@ int thread_count(int requested) {
 
 }  // namespace
 
+std::int64_t pilot_trajectories(const Scenario& s) {
+  return s.estimate.enabled ? std::max<std::int64_t>(s.pilot_trajectories, s.estimate.pilot)
+                            : s.pilot_trajectories;
+}
+
 std::int64_t chunk_size(std::int64_t trajectories) {
   // At most ~4096 chunks: bounded memory for the per-chunk moment sums, and enough chunks
   // to balance 2 to 64 threads.
@@ -257,10 +262,9 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
                          Dataset dataset) {
   const std::int64_t m = opt.trajectories;
   const int d = s.dim;
-  // Raw last iterates: those the file keeps (tally.raw_samples) and those the estimators use.
-  const std::int64_t keep =
-      std::max<std::int64_t>(s.raw_cap, s.estimate.enabled ? s.estimate.samples : 0);
-  tally::Tally result(binning, std::min<std::int64_t>(m, keep));
+  // Raw last iterates only where the file asks for them (tally.raw_samples): the estimators
+  // count every trajectory in the binning's score cells instead.
+  tally::Tally result(binning, std::min<std::int64_t>(m, s.raw_cap));
   result.raw.assign(static_cast<std::size_t>(result.raw_cap) * d, 0.0);
 
   const std::int64_t chunk = chunk_size(m);
@@ -309,19 +313,23 @@ ScenarioTallies simulate_scenario(const Scenario& s, const SimOptions& opt) {
   const int threads = thread_count(opt.threads);
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
-  const Eigen::MatrixXd pilot_d =
-      simulate_last_iterates(s, opt.seed, kPilotD, 0, s.pilot_trajectories);
-  const Eigen::MatrixXd pilot_p =
-      simulate_last_iterates(s, opt.seed, kPilotDPrime, 0, s.pilot_trajectories);
+  // One pilot on streams of its own places the plot histograms and, through opt.select, the
+  // estimators' score cells: independent of every counted trajectory.
+  const std::int64_t pilot = pilot_trajectories(s);
+  const Eigen::MatrixXd pilot_d = simulate_last_iterates(s, opt.seed, kPilotD, 0, pilot);
+  const Eigen::MatrixXd pilot_p = simulate_last_iterates(s, opt.seed, kPilotDPrime, 0, pilot);
   omp_set_num_threads(saved);
   const tally::Binning binning =
       s.has_range
           ? tally::binning_from_range(s.range_lo, s.range_hi, pilot_d, pilot_p, s.bins, s.bins_2d)
           : tally::binning_from_pilot(pilot_d, pilot_p, s.bins, s.bins_2d);
+  tally::Binning counted = binning;
+  if (opt.select) opt.select(pilot_d, pilot_p, counted);
+  if (opt.progress) opt.progress->advance(2 * pilot * s.steps);
 
   ScenarioTallies out;
-  out.d = run_dataset(s, binning, opt, kD);
-  out.dprime = run_dataset(s, binning, opt, kDPrime);
+  out.d = run_dataset(s, counted, opt, kD);
+  out.dprime = run_dataset(s, counted, opt, kDPrime);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -29,6 +29,7 @@ void MomentSums::merge(const MomentSums& other) {
 Tally::Tally(const Binning& b, std::int64_t raw_capacity)
     : binning(b), moments(b.dim), raw_cap(raw_capacity) {
   for (const auto& a : b.coordinate) coordinate.emplace_back(a);
+  scores = b.scores;
   if (b.dim > 1) {
     projection = Histogram1D(b.projection);
     joint = Histogram2D(b.joint_x, b.joint_y);
@@ -38,6 +39,7 @@ Tally::Tally(const Binning& b, std::int64_t raw_capacity)
 void Tally::add_to_histograms(const double* theta) {
   const int d = binning.dim;
   for (int k = 0; k < d; ++k) coordinate[k].add(theta[k]);
+  for (auto& s : scores) s.add(theta);
   if (d > 1) {
     double z = 0;
     for (int k = 0; k < d; ++k) z += binning.direction(k) * theta[k];
@@ -48,6 +50,7 @@ void Tally::add_to_histograms(const double* theta) {
 
 void Tally::merge_histograms(const Tally& other) {
   for (std::size_t k = 0; k < coordinate.size(); ++k) coordinate[k].merge(other.coordinate[k]);
+  for (std::size_t k = 0; k < scores.size(); ++k) scores[k].merge(other.scores[k]);
   if (binning.dim > 1) {
     projection.merge(other.projection);
     joint.merge(other.joint);

@@ -155,12 +155,16 @@ TEST_CASE("audit keys of the experiment file", "[audit][config]") {
   // Bad audit keys: test_config.cpp, "bad input names the key, ...".
 }
 
-TEST_CASE("the scale option multiplies trajectories and estimate.samples", "[audit][config]") {
+TEST_CASE("the scale option multiplies trajectories and the default pilot", "[audit][config]") {
   config::Overrides o;
-  o.scale = 10;
-  const auto spec = config::parse_experiment(kFile + "[estimate]\nsamples = 500\n", "t.toml", o);
-  CHECK(spec.trajectories == 10000);
-  CHECK(spec.scenarios.front().estimate.samples == 5000);
+  o.scale = 1000;
+  auto spec = config::parse_experiment(kFile, "t.toml", o);
+  CHECK(spec.trajectories == 1000000);
+  CHECK(spec.scenarios.front().estimate.pilot == 250000);  // a quarter of the counted
+  spec = config::parse_experiment(kFile + "[estimate]\npilot = 5000\n", "t.toml", o);
+  CHECK(spec.scenarios.front().estimate.pilot == 5000);  // a pilot of its own size: unscaled
+  CHECK_THROWS_WITH(config::parse_experiment(kFile + "[estimate]\nsamples = 500\n", "t.toml"),
+                    Catch::Contains("estimate.samples") && Catch::Contains("estimate.pilot"));
   o.scale = 0;
   CHECK_THROWS_WITH(config::parse_experiment(kFile, "t.toml", o), Catch::Contains("--scale"));
 }
@@ -193,7 +197,7 @@ TEST_CASE("certain violations: a negative bound, a bound below the exact value",
     }
   }
   audit::Auditor auditor(0.05);
-  auditor.add(s, table, est, "-");
+  auditor.add(s, table, est, "-", 1000);
   const audit::AuditResult r = auditor.finish();
   REQUIRE(r.bounds.size() == 3);
   CHECK(r.hypotheses == 0);  // nothing to test from samples
@@ -306,7 +310,7 @@ TEST_CASE("a cell's lower_method names the method that gave its lower bound", "[
   est.rigorous.push_back(certificate(2e3, "rigorous-weak"));
   est.rigorous.push_back(certificate(2e6, "rigorous-strong"));
   audit::Auditor auditor(0.05);
-  auditor.add(s, table, est, "-");
+  auditor.add(s, table, est, "-", 1000);
   const audit::AuditResult r = auditor.finish();
   REQUIRE(r.hypotheses == 4);
   const auto strong = certificate(2e6, "rigorous-strong");

@@ -174,7 +174,10 @@ TEST_CASE("bad input names the key, the value and what was expected", "[config]"
     CHECK_THAT(error_of(kBase + "[estimate]\nmethods = [\"exact\", \"exact\"]\n"),
                Catch::Contains("estimate.methods[1]") && Catch::Contains("named twice"));
     CHECK_THAT(error_of(kBase + "[estimate]\nvariational_selection_fraction = 0.8\n"),
-               Catch::Contains("estimate.variational_selection_fraction"));
+               Catch::Contains("estimate.variational_selection_fraction") &&
+                   Catch::Contains("estimate.pilot"));
+    CHECK_THAT(error_of(kBase + "[estimate]\npilot = 10\n"),
+               Catch::Contains("estimate.pilot = 10"));
   }
   SECTION("explicit points of the wrong width") {
     const std::string text = R"(

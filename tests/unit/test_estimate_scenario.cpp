@@ -36,8 +36,8 @@ bootstrap = 0
 )",
                                              "t.toml");
   const auto& s = spec.scenarios.at(0);
-  const auto t = sim::simulate_scenario(s, {spec.seed, spec.trajectories, 0, nullptr});
-  const auto e = estimate::estimate_scenario(s, t, spec.seed);
+  const auto run = estimate::run_scenario(s, {spec.seed, spec.trajectories, 0, nullptr, {}});
+  const auto& e = run.estimates;
 
   // Closed form: the differing record enters at the last step of every epoch (batch 4 of 5).
   const double a = 1 - 0.1, c = 0.1 * 4.0 / 2;  // eta lambda x' / b
@@ -67,7 +67,7 @@ bootstrap = 0
   // estimate.methods runs only the methods named.
   auto only = s;
   only.estimate.methods = {"rigorous-bernstein"};
-  const auto b = estimate::estimate_scenario(only, t, spec.seed);
+  const auto b = estimate::estimate_scenario(only, run.selection, run.tallies, spec.seed);
   REQUIRE(b.rigorous.size() == 1);
   CHECK(b.rigorous[0].method == "rigorous-bernstein");
   CHECK(b.mixture == "none: not among estimate.methods");

@@ -144,9 +144,11 @@ class Auditor {
   /// `level` in (0, 1): the run's family-wise error level.
   explicit Auditor(double level);
 
-  /// Adds the cells of one scenario. Takes the rigorous certificates out of `estimates`.
+  /// Adds the cells of one scenario, whose estimates counted `counted` trajectories per
+  /// dataset. Takes the rigorous certificates out of `estimates`.
   void add(const config::Scenario& s, const BoundTable& bounds,
-           estimate::ScenarioEstimates& estimates, const std::string& sweep_point);
+           estimate::ScenarioEstimates& estimates, const std::string& sweep_point,
+           std::int64_t counted);
 
   /// Holm over all cells added, verdicts, simultaneous lower bounds, per-bound outcomes.
   AuditResult finish();

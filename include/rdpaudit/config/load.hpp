@@ -15,7 +15,8 @@ namespace rdpaudit::config {
 struct Overrides {
   std::optional<std::uint64_t> seed;
   std::optional<long> trajectories;
-  /// --scale: multiplies experiment.trajectories (after --trajectories) and estimate.samples.
+  /// --scale: multiplies experiment.trajectories (after --trajectories), and with them the
+  /// default estimate.pilot.
   double scale = 1.0;
 };
 

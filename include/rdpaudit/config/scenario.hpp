@@ -87,10 +87,10 @@ struct EstimateSpec {
   std::vector<double> extra_alphas;  ///< added to the grid 1.1 ... 10.9, 11 ... 64 (dp_accounting's
                                      ///< orders up to 63, plus 64)
   double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
-  long samples = 1'000'000;          ///< last iterates per dataset kept for the estimators
-  double selection_fraction = 0.3;   ///< share of the samples that chooses bins / scores
-  /// Share of the rows on which rigorous-bernstein chooses its test functions.
-  double variational_selection_fraction = 0.1;
+  /// Pilot trajectories per dataset of the selection phase (estimate.pilot), on streams of
+  /// their own: they choose every cell, score and test function; all `trajectories` are then
+  /// counted through those fixed maps.
+  long pilot = 20'000;
   /// Methods run (estimate.methods): "histogram-plugin", "rigorous-cp", "rigorous-bernstein",
   /// "exact" (quadrature or Rao-Blackwell, quadratic loss only); default all of them.
   std::vector<std::string> methods = {"histogram-plugin", "rigorous-cp", "rigorous-bernstein",

@@ -116,6 +116,15 @@ double rigorous_lower_for_order(const RigorousResult& r, double alpha, int direc
 /// if R_alpha <= threshold, P(p <= u) <= P(rigorous_lower_for_order(u) > R_alpha) <= u.
 double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold);
 
+/// The fine cells of cells_from_scores: about `bulk_cells` equal-count cells of the pooled
+/// selection scores plus geometric tail cuts (ranks 1, 2, 3, 4, 6, 8, ... from each end).
+std::vector<double> quantile_cell_edges(const std::vector<double>& selection_p,
+                                        const std::vector<double>& selection_q,
+                                        std::size_t bulk_cells);
+
+/// One position per cell of `edges` (midpoints; the outer cells half a neighbouring gap out).
+std::vector<double> cell_positions(const std::vector<double>& edges);
+
 /// Fine cells for 1-D scores (or 1-D samples): edges at order statistics of the pooled
 /// selection scores, geometrically spaced in rank at both ends (ranks 1, 1.4, 2, 2.8, ... from
 /// each end) and at `bulk_cells` equal-mass quantiles in between; counts of both splits.

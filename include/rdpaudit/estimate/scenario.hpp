@@ -1,5 +1,7 @@
-// Every estimate of one simulated scenario: the estimators of estimate/ run on its last
-// iterates (both directions, every order), plus the exact / Rao-Blackwell value where the
+// Every estimate of one simulated scenario, in two phases: the selection phase chooses the
+// estimators' score cells on the pilot (select_scenario, called by the simulator between
+// the pilot and the counted trajectories), and estimate_scenario computes every estimate from
+// the counts (both directions, every order), plus the exact / Rao-Blackwell value where the
 // last iterate is a Gaussian mixture (quadratic loss, sim/mixture.hpp).
 #pragma once
 
@@ -9,6 +11,7 @@
 
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
+#include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
@@ -22,7 +25,24 @@ struct ScenarioEstimates {
   std::vector<RigorousResult> rigorous;
 };
 
-ScenarioEstimates estimate_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
-                                    std::uint64_t seed);
+/// The selection phase of a scenario: chooses the score cells on the pilot's last iterates
+/// (rows x d) for `trajectories` counted per dataset and adds them to `binning`, in the order
+/// of the returned selection's scores. Nothing when estimation is off.
+Selection select_scenario(const config::Scenario& s, const Eigen::MatrixXd& pilot_d,
+                          const Eigen::MatrixXd& pilot_dprime, std::int64_t trajectories,
+                          tally::Binning& binning);
+
+/// Every estimate from the selection and the counted tallies (their score cells).
+ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& selection,
+                                    const sim::ScenarioTallies& t, std::uint64_t seed);
+
+/// Both phases of one scenario: the pilot and its selection, every trajectory counted, then
+/// the estimates (options.select is set here; options.seed seeds everything).
+struct ScenarioRun {
+  Selection selection;
+  sim::ScenarioTallies tallies;
+  ScenarioEstimates estimates;
+};
+ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options);
 
 }  // namespace rdpaudit::estimate

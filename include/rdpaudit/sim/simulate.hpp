@@ -19,6 +19,11 @@ struct SimOptions {
   std::int64_t trajectories = 0;  ///< per dataset
   int threads = 0;                ///< 0: OpenMP default
   Progress* progress = nullptr;   ///< advanced by trajectory-steps done
+  /// The selection phase: called with the pilot's last iterates of D and D' (rows x d) after
+  /// the plot histograms are placed; adds the estimators' score cells to the binning.
+  std::function<void(const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime,
+                     tally::Binning& binning)>
+      select;
 };
 
 /// Dataset ids in the stream address. Pilot runs use their own ids, hence independent
@@ -34,7 +39,12 @@ struct ScenarioTallies {
   double seconds = 0;
 };
 
-/// Runs the pilot (bins), then `trajectories` trajectories of D and of D' into tallies.
+/// Pilot trajectories per dataset: tally.pilot_trajectories, or estimate.pilot when larger
+/// and estimation is on (one pilot serves the plot histograms and the selection phase).
+std::int64_t pilot_trajectories(const config::Scenario& s);
+
+/// Runs the pilot (bins, then opt.select), then `trajectories` trajectories of D and of D'
+/// counted into tallies.
 ScenarioTallies simulate_scenario(const config::Scenario& s, const SimOptions& options);
 
 /// Trajectories per reduction chunk: depends on the trajectory count only (never on the

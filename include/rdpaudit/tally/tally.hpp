@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/tally/cells.hpp"
 #include "rdpaudit/tally/histogram.hpp"
 
 namespace rdpaudit::tally {
@@ -23,6 +24,9 @@ struct Binning {
   Axis joint_x, joint_y;         ///< 2-D histogram of (theta_0, theta_1) (d > 1)
   Eigen::VectorXd shift;         ///< moments are accumulated around this point
   std::string source;            ///< "pilot" or "file"
+  /// The estimators' score cells (estimate/selection.hpp), chosen on the pilot, with zero
+  /// counts: every counted trajectory falls into each of them.
+  std::vector<ScoreCells> scores;
 };
 
 /// Sums of (theta - shift) and (theta - shift)(theta - shift)^T over a block of samples.
@@ -40,7 +44,8 @@ struct MomentSums {
 struct Tally {
   Binning binning;
   std::vector<Histogram1D> coordinate;
-  Histogram1D projection;  ///< d > 1 only
+  std::vector<ScoreCells> scores;  ///< one per estimator score, as in binning.scores
+  Histogram1D projection;          ///< d > 1 only
   Histogram2D joint;       ///< d > 1 only
   MomentSums moments;
   std::int64_t raw_cap = 0;
@@ -49,7 +54,8 @@ struct Tally {
   Tally() = default;
   Tally(const Binning& b, std::int64_t raw_capacity);
 
-  /// Histograms only (moments and raw samples are handled by the simulator's reduction).
+  /// Histograms and score cells (moments and raw samples are handled by the simulator's
+  /// reduction): integer counts, merged in any order with the same result.
   void add_to_histograms(const double* theta);
   void merge_histograms(const Tally& other);
 

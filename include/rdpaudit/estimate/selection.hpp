@@ -1,0 +1,97 @@
+// Choose on a pilot, then count: the two phases of the sample-based estimators.
+//
+// The selection phase sees only pilot trajectories (streams of their own, independent of
+// every counted trajectory). For each score it fixes everything that is chosen from data: the
+// learned log-ratio model (fitted on the first half of the pilot), the score's cells (pilot
+// quantiles plus the plug-in's bins, which extend to the reach of the counted samples), the
+// plug-in bins, and the selection counts on which the rigorous methods choose their partitions
+// and test functions (the pilot's second half for a learned score, the whole pilot for the
+// identity). The counting phase (tally::ScoreCells) sends every trajectory of the run through
+// the score into those cells. Every estimator is then a function of the selection and the
+// counts alone (estimate_from_counts):
+//   histogram-plugin     the counts coarsened to the plug-in bins;
+//   rigorous-cp          partitions of the fine cells chosen on the selection counts, exact
+//                        Clopper-Pearson intervals on the counted cell probabilities;
+//   rigorous-bernstein   a clipped test function of the fine cells chosen on the selection
+//                        counts, one Bernstein interval on the counted means.
+// Validity is the same as with a split of one sample: the selection is independent of what is
+// counted, so each map is fixed post-processing of the counted last iterates (data processing)
+// and each interval is exact or distribution-free for the counted samples (docs/methods.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/estimate/cells.hpp"
+#include "rdpaudit/estimate/density_ratio.hpp"
+#include "rdpaudit/estimate/histogram.hpp"
+#include "rdpaudit/estimate/rigorous.hpp"
+#include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/estimate/variational.hpp"
+#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/tally/cells.hpp"
+
+namespace rdpaudit::estimate {
+
+/// The projection the histogram and rigorous estimators run on.
+enum class Score {
+  kIdentity,  ///< the coordinate itself (1-D samples only); methods "histogram-plugin", ...
+  kLogistic,  ///< fit_logistic_ratio; methods prefixed "logistic-ratio/"
+  kKde,       ///< fit_kde_ratio (1-D, 2-D); methods prefixed "kde-ratio/"
+};
+
+struct SelectionOptions {
+  /// Scores to run; empty: {kIdentity} in 1-D, {kLogistic, kKde} in 2-D, {kLogistic} above.
+  std::vector<Score> scores;
+  LogisticOptions logistic;
+  KdeOptions kde;
+  BinningOptions binning;        ///< plug-in bins, from the pilot, for the counted size
+  std::size_t bulk_cells = 256;  ///< quantile cells of the rigorous methods' fine cells
+};
+
+/// What the selection phase fixed for one score.
+struct ScoreSelection {
+  Score kind = Score::kIdentity;
+  std::string prefix;                        ///< "", "logistic-ratio/" or "kde-ratio/"
+  std::shared_ptr<const RatioModel> model;   ///< null for the identity score
+  std::vector<double> edges;                 ///< the counted cells (union of the two below)
+  std::vector<double> plugin_edges;          ///< the plug-in's bins (a subset of `edges`)
+  std::vector<double> fine_edges;            ///< the rigorous methods' cells (a subset)
+  std::vector<double> fine_position;         ///< per fine cell, non-decreasing
+  CellCounts selection;                      ///< choosing pilot rows in the fine cells
+  double score(const double* theta) const;   ///< the score of one last iterate
+  /// Empty counting cells of this score, ready for the simulation loop.
+  tally::ScoreCells counting_cells() const;
+};
+
+struct Selection {
+  std::vector<ScoreSelection> scores;
+  std::uint64_t pilot_rows = 0;  ///< pilot rows per side
+};
+
+/// The selection phase on pilot last iterates of P and P' (rows x dim), for a run that will
+/// count `counted_per_side` trajectories per side. Throws InputError naming estimate.pilot
+/// when the pilot is too small for the methods.
+Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
+                          std::uint64_t counted_per_side, const SelectionOptions& options);
+
+struct CountOptions {
+  PluginOptions plugin;
+  RigorousOptions rigorous;
+  VariationalOptions variational;
+  bool run_plugin = true, run_partition = true, run_bernstein = true;
+};
+
+/// Every estimate of one score from its selection and the counts of P and P' in its cells
+/// (tally::ScoreCells::counts of the two datasets), both directions, every order. `stream`
+/// feeds the plug-in's bootstrap (may be null with no replicates); `certificates`, when given,
+/// receives the rigorous results for the audit's p-values.
+std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
+                                           const std::vector<std::uint64_t>& counts_p,
+                                           const std::vector<std::uint64_t>& counts_q,
+                                           const std::vector<double>& alphas,
+                                           const CountOptions& options, rng::Stream* stream,
+                                           std::vector<RigorousResult>* certificates);
+
+}  // namespace rdpaudit::estimate

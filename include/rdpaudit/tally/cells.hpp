@@ -1,0 +1,66 @@
+// Cells of a score and their counts: the one binning of the counting phase.
+//
+// The selection phase (estimate/selection.hpp) chooses, on a pilot, a score of the last
+// iterate (the coordinate itself in 1-D, a learned log-likelihood ratio above) and the edges
+// of its cells. The counting phase then sends every trajectory of the run through that fixed
+// map into integer counts, inside the simulation loop: memory is O(cells) however many
+// trajectories are counted, and counts add exactly, so the merge over threads (and, later,
+// ranks, parts and checkpoints) gives the same numbers in any order.
+//
+// Edges e_0 < ... < e_{m-1} give m+1 cells: cell 0 = (-inf, e_0), cell i = [e_{i-1}, e_i),
+// cell m = [e_{m-1}, +inf); NaN falls in the last cell (estimate::cell_of, the same rule).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rdpaudit::tally {
+
+/// Constant-time cell lookup for arbitrary strictly increasing finite edges: a uniform bucket
+/// table over [e_0, e_{m-1}] gives a starting cell, a short scan corrects it, so the answer
+/// is exactly the number of edges <= x whatever the rounding of the bucket.
+class CellIndex {
+ public:
+  CellIndex() = default;
+  /// Throws std::invalid_argument unless `edges` is non-empty, finite, strictly increasing.
+  explicit CellIndex(std::vector<double> edges);
+
+  std::size_t cell(double x) const {
+    if (x != x) return edges_.size();  // NaN
+    const double u = (x - lo_) * inv_width_;
+    std::size_t i = u <= 0.0 ? 0 : u >= last_bucket_ ? start_.back() : start_[static_cast<std::size_t>(u)];
+    while (i > 0 && x < edges_[i - 1]) --i;
+    while (i < edges_.size() && x >= edges_[i]) ++i;
+    return i;
+  }
+  std::size_t cells() const { return edges_.size() + 1; }
+  const std::vector<double>& edges() const { return edges_; }
+
+ private:
+  std::vector<double> edges_;
+  double lo_ = 0.0, inv_width_ = 0.0, last_bucket_ = 0.0;
+  std::vector<std::uint32_t> start_;  ///< per bucket: the cell of its lower end
+};
+
+/// A score of the last iterate, applied to every counted trajectory. Must be a pure
+/// function of theta (it is called from every thread).
+using ScoreFunction = std::function<double(const double* theta)>;
+
+/// One score's cells and the counts of one dataset's trajectories in them.
+struct ScoreCells {
+  std::string name;  ///< the score, e.g. "identity", "logistic-ratio"
+  ScoreFunction score;
+  CellIndex index;
+  std::vector<std::uint64_t> counts;  ///< index.cells() entries
+
+  ScoreCells() = default;
+  ScoreCells(std::string score_name, ScoreFunction f, std::vector<double> edges);
+  void add(const double* theta) { ++counts[index.cell(score(theta))]; }
+  /// Adds another tally of the same cells (throws std::invalid_argument otherwise).
+  void merge(const ScoreCells& other);
+  std::uint64_t total() const;
+};
+
+}  // namespace rdpaudit::tally
