@@ -1,5 +1,7 @@
 #include "rdpaudit/estimate/scenario.hpp"
 
+#include <chrono>
+
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/rng/philox.hpp"
 #include "rdpaudit/sim/mixture.hpp"
@@ -65,7 +67,10 @@ ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
     run.selection = select_scenario(s, pd, pp, options.trajectories, binning);
   };
   run.tallies = sim::simulate_scenario(s, options);
+  const auto start = std::chrono::steady_clock::now();
   run.estimates = estimate_scenario(s, run.selection, run.tallies, options.seed);
+  run.estimates.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
 }
 

@@ -333,7 +333,8 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
     write_axis_edges(bin, "joint_edges_x", b.joint_x);
     write_axis_edges(bin, "joint_edges_y", b.joint_y);
   }
-  g.attr("seconds", t.seconds);
+  g.attr("seconds", t.seconds);              // pilot and counting (simulation)
+  g.attr("estimation_seconds", est.seconds);  // estimation from the counts, after them
   write_tally(g.create_group("D"), t.d, s.raw_cap);
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
   write_estimates(g.create_group("estimates"), s, est);

@@ -123,11 +123,11 @@ inline OrderedCells cells_split_at(const std::vector<double>& xp, const std::vec
 }
 
 /// One seeded replication of the sample-based estimators on a known-truth case with n samples
-/// per side, as the audit would run them:
-///  * 1-D: "histogram-plugin" on all n samples in bins proposed from an independent pilot
-///    (Purpose::kPilot streams, min(n, 10^5) per side), bootstrap of `bootstrap` replicates;
-///    "rigorous-cp" on the raw samples (selection 30 %, evaluation 70 %), "rigorous-bernstein"
-///    on the raw samples (selection 10 %, evaluation 90 %), as estimate_from_samples does.
+/// per side, as the audit runs them (two phases):
+///  * 1-D: an independent pilot (Purpose::kPilot streams, the audit's default size:
+///    n / 4 clamped to [2 * 10^4, 10^6], at most n) chooses every cell (select_on_pilot); all n
+///    samples are counted; "histogram-plugin" (bootstrap of `bootstrap` replicates),
+///    "rigorous-cp" and "rigorous-bernstein" from the counts (estimate_from_counts).
 ///  * 2-D: estimate_from_samples with the logistic-regression score.
 inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::uint64_t seed,
                                              std::uint32_t scenario,
@@ -143,21 +143,18 @@ inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::
     return estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2}, alphas,
                                  o, &boot);
   }
-  const std::size_t n_pilot = std::min<std::size_t>(n, 100000);
+  const std::size_t n_pilot = std::min<std::size_t>(
+      n, std::clamp<std::size_t>(n / 4, 20000, 1000000));
   const auto pp = draw(c.p, n_pilot, seed, scenario, 0, rng::Purpose::kPilot);
   const auto pq = draw(c.q, n_pilot, seed, scenario, 1, rng::Purpose::kPilot);
-  const auto edges = propose_edges(view_of(pp), view_of(pq), n);
-  const CellCounts counts{tally(edges, view_of(xp)), tally(edges, view_of(xq))};
-  PluginOptions po;
-  po.bootstrap_replicates = bootstrap;
-  std::vector<Estimate> out = histogram_plugin(counts, alphas, po, &boot);
-  const auto share = [n](double f) { return static_cast<std::size_t>(f * static_cast<double>(n)); };
-  for (Estimate& e : rigorous_lower_bound(cells_split_at(xp, xq, share(0.3)), alphas).estimates) {
-    out.push_back(std::move(e));
-  }
-  const OrderedCells vcells = cells_split_at(xp, xq, share(0.1));
-  for (Estimate& e : variational_lower_bound(vcells, alphas).estimates) out.push_back(std::move(e));
-  return out;
+  const Selection sel = select_on_pilot(view_of(pp), view_of(pq), n, SelectionOptions{});
+  const ScoreSelection& s = sel.scores.front();
+  tally::ScoreCells cp = s.counting_cells(), cq = s.counting_cells();
+  for (double x : xp) cp.add(&x);
+  for (double x : xq) cq.add(&x);
+  CountOptions o;
+  o.plugin.bootstrap_replicates = bootstrap;
+  return estimate_from_counts(s, cp.counts, cq.counts, alphas, o, &boot, nullptr);
 }
 
 }  // namespace rdpaudit::estimate::testing
