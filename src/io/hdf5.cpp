@@ -187,6 +187,10 @@ bool Group::has(const std::string& name) const {
   return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0;
 }
 
+bool Group::has_attr(const std::string& name) const {
+  return H5Aexists(id_, name.c_str()) > 0;
+}
+
 Group Group::open_group(const std::string& name) const {
   if (!has(name)) throw InputError(name, "<missing>", "group required by the results format");
   return Group(check(H5Gopen2(id_, name.c_str(), H5P_DEFAULT), "open group " + name));
@@ -239,7 +243,6 @@ std::vector<std::string> take_strings(std::vector<char*>& raw) {
   return out;
 }
 
-
 }  // namespace
 
 std::string Group::read_string_attr(const std::string& name) const {
@@ -279,7 +282,6 @@ std::vector<std::int64_t> Group::read_int_attrs(const std::string& name) const {
   check_status(H5Aread(attr.id, H5T_NATIVE_INT64, v.data()), "read attribute " + name);
   return v;
 }
-
 
 std::vector<double> Group::read_doubles(const std::string& name) const {
   return read_numbers<double>(id_, name, H5T_NATIVE_DOUBLE);

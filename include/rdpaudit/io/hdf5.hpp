@@ -46,7 +46,8 @@ class Group {
   void dataset(const std::string& name, const std::vector<std::string>& values) const;
 
   // --- reading (files opened with ReadOnlyFile); each throws InputError naming the object ---
-  bool has(const std::string& name) const;  ///< a link of that name exists here
+  bool has(const std::string& name) const;       ///< a link of that name exists here
+  bool has_attr(const std::string& name) const;  ///< an attribute of that name exists here
   Group open_group(const std::string& name) const;
   std::string read_string_attr(const std::string& name) const;
   std::vector<std::string> read_string_attrs(const std::string& name) const;
