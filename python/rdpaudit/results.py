@@ -8,6 +8,7 @@
     s.attrs["epochs"], s.mean("D"), s.samples("D")
     b = s.bounds()                               # format >= 1.2, else None
     b.names, b.alphas, b.values                  # values[bound, order]; NaN: not applicable
+    s.attrs["adjacency"], s.bound_adjacency()     # the pair's relation, each bound's (None: old file)
     a = r.audit()                                # format >= 1.2, else None
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
     violated = np.char.startswith(a.cells["verdict"], "violated")  # numpy arrays of str
@@ -60,14 +61,11 @@ def _table(group: h5py.Group) -> dict:
 
 class Bounds(NamedTuple):
     """A scenario's `bounds/` group (format >= 1.2): values[i, j] bounds R_alpha of bound
-    names[i] at order alphas[j] (inf allowed, NaN where reasons[i] says it does not apply).
-    adjacency[i]: the neighbouring relation bound i assumes, "replace_one" or "add_remove"
-    (None in files written before the column existed)."""
+    names[i] at order alphas[j] (inf allowed, NaN where reasons[i] says it does not apply)."""
     alphas: np.ndarray
     names: list
     values: np.ndarray
     reasons: list
-    adjacency: Optional[list] = None
 
 
 class Audit:
@@ -171,8 +169,15 @@ class Scenario:
             return None
         g = self.group["bounds"]
         return Bounds(alphas=g["alphas"][()], names=_column(g["names"]).tolist(),
-                      values=g["values"][()], reasons=_column(g["reasons"]).tolist(),
-                      adjacency=_column(g["adjacency"]).tolist() if "adjacency" in g else None)
+                      values=g["values"][()], reasons=_column(g["reasons"]).tolist())
+
+    def bound_adjacency(self) -> Optional[dict]:
+        """{bound name: the neighbouring relation its source assumes} ("replace_one" or
+        "add_remove"), from bounds/adjacency; None in files written before the column."""
+        if "bounds" not in self.group or "adjacency" not in self.group["bounds"]:
+            return None
+        g = self.group["bounds"]
+        return dict(zip(_column(g["names"]).tolist(), _column(g["adjacency"]).tolist()))
 
     def trajectories(self, dataset: str) -> int:
         return int(self._side(dataset).attrs["trajectories"])

@@ -202,6 +202,10 @@ bool Group::has(const std::string& name) const {
   return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0;
 }
 
+bool Group::has_attr(const std::string& name) const {
+  return H5Aexists(id_, name.c_str()) > 0;
+}
+
 Group Group::open_group(const std::string& name) const {
   if (!has(name)) throw InputError(name, "<missing>", "group required by the results format");
   return Group(check(H5Gopen2(id_, name.c_str(), H5P_DEFAULT), "open group " + name));

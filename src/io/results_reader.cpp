@@ -190,7 +190,12 @@ ResultsSummary read_results_unchecked(const std::string& path) {
   const Group scenarios = root.open_group("scenarios");
   for (std::int64_t i = 0; i < count; ++i) {
     const Group g = scenarios.open_group(fmt::format("{:04d}", i));
-    s.scenarios.push_back({i, sweep_point(g), g.read_double_attr("seconds")});
+    ScenarioLine line{i, sweep_point(g), g.read_double_attr("seconds")};
+    if (g.has_attr("adjacency")) {
+      line.adjacency = config::parse_adjacency(g.read_string_attr("adjacency"),
+                                               fmt::format("/scenarios/{:04d}/adjacency", i));
+    }
+    s.scenarios.push_back(std::move(line));
   }
   s.has_audit = root.has("audit");
   if (s.has_audit) s.audit = read_audit(root.open_group("audit"), count);

@@ -57,6 +57,11 @@ with load(out) as r:
     check(s.sweep == {"training.epochs": 3.0}, f"sweep point {s.sweep}")
     check(s.attrs["steps"] == 15 and s.attrs["scheme"] == "shuffle_partition", "parameters")
     check(abs(s.attrs["step_std"] - np.sqrt(2 * 0.05 * 1.0)) < 1e-12, "noise equivalent")
+    # Issue 13 item 8: the pair's relation and every bound's, written side by side.
+    check(s.attrs["adjacency"] == "replace_one", f"scenario adjacency {s.attrs['adjacency']}")
+    rel = s.bound_adjacency() or {}
+    check(rel.get("mtz19_poisson_composition") == "add_remove"
+          and rel.get("ys_thm4.2_shuffle_partition") == "replace_one", f"bounds/adjacency {rel}")
     counts, edges = s.histogram("D", with_flow=True)
     check(counts.sum() == 2000 and len(edges) == 41 and len(counts) == 42, "1-D histogram")
     jc, ex, ey = s.joint_histogram("Dprime", with_flow=True)

@@ -166,3 +166,27 @@ TEST_CASE("invalid input throws InputError naming the field", "[bounds][precondi
   CHECK_THROWS_WITH(rdpaudit::config::parse_scheme("shuffle", "bounds.scheme"),
                     Contains("must be one of: fixed_order"));
 }
+
+TEST_CASE("reasons name the scheme as the user writes it (one vocabulary with config)",
+          "[bounds][preconditions]") {
+  // Issue 13 item 18: bounds used to call this scheme "sample_wor", a name no file contains.
+  const Params p = figure_params(BatchScheme::kSampleWithoutReplacement, 10, 0);
+  CHECK_THAT(reason("ys_thm4.2_shuffle_partition", p),
+             Contains("scheme sample_without_replacement is not covered"));
+  for (const auto& [name, scheme] : rdpaudit::config::scheme_names()) {
+    CHECK(rdpaudit::config::to_string(scheme) == name);
+    CHECK(rdpaudit::config::parse_scheme(name, "training.scheme") == scheme);
+  }
+  // Poisson with a fractional expected batch: q must fit, and b is q n or 0.
+  Params q = figure_params(BatchScheme::kPoisson, 1, 0);
+  q.q = 0.03;
+  q.b = 0;
+  q.T = 33;
+  CHECK_NOTHROW(evaluate_all(q, {2.0}));
+  q.b = 2;  // q n = 1.5: no whole batch
+  CHECK_THROWS_WITH(evaluate_all(q, {2.0}), Contains("bounds.b = 2 (must be q*n = 1.5"));
+  Params not_poisson = figure_params(BatchScheme::kShufflePartition, 1, 0);
+  not_poisson.q = 0.04;
+  CHECK_THROWS_WITH(evaluate_all(not_poisson, {2.0}),
+                    Contains("bounds.q = 0.04") && Contains("scheme poisson only"));
+}

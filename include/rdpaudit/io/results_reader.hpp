@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/config/vocabulary.hpp"
 
 namespace rdpaudit::io {
 
@@ -14,6 +15,10 @@ struct ScenarioLine {
   std::int64_t index = 0;
   std::string sweep_point;  ///< "key=value key=value" of its swept keys, "-" if none
   double seconds = 0.0;     ///< simulation time
+  /// The pair's neighbouring relation (data.adjacency). Files written before the attribute
+  /// existed could only hold replace-one pairs. With bounds::bound_adjacency and
+  /// bounds::adjacency_mismatch this says where a bound's relation differs from the pair's.
+  config::Adjacency adjacency = config::Adjacency::kReplaceOne;
 };
 
 struct ResultsSummary {
