@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
 
@@ -65,6 +65,8 @@ class TrajectoryRunner {
   static constexpr int kLanes = 8;
   /// Largest per-lane cache of batch sums (doubles), see run().
   static constexpr long kMaxCachedSums = 4096;
+  /// Steps of noise drawn ahead per lane (see draw_noise).
+  static constexpr int kNoiseSteps = 32;
 
   /// Writes the last iterates of trajectories j, ..., j + lanes - 1 (lanes <= kLanes) into
   /// out (lanes x d, row-major). Each trajectory draws only from its own streams, so the
@@ -92,8 +94,6 @@ class TrajectoryRunner {
       batch_streams.emplace_back(id(j + w, rng::Purpose::kBatch));
       batches.emplace_back(s_, order_, batch_streams.back());
     }
-    const double inv_norm = batches.front().inverse_normaliser();
-    const double eta = s_.eta, sd = s_.step_std;
 
     // Losses whose gradient needs only the sum of the batch's records, under partition
     // schemes: every lane is at the same position j of its epoch, and the m batch sums of
@@ -102,43 +102,25 @@ class TrajectoryRunner {
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
       if (batches.front().is_partition() && m * d <= kMaxCachedSums) {
-        std::vector<double> sums(static_cast<std::size_t>(lanes * m * d));
-        const int count = batches.front().batch_size();
-        long pos = 0;  // position in the epoch, the same for every lane
-        for (long t = 0; t < s_.steps; ++t) {
-          if (pos == 0) {
-            for (int w = 0; w < lanes; ++w) {
-              const auto before = batches[w].generation();
-              batches[w].start_epoch();
-              if (t > 0 && batches[w].generation() == before) continue;  // same partition
-              for (long b = 0; b < m; ++b) {
-                sum_records<d>(data_, batches[w].batch_at(b), count,
-                               sums.data() + (static_cast<std::size_t>(w) * m + b) * d);
-              }
-            }
-          }
-          for (int w = 0; w < lanes; ++w) {
-            double g[d] = {};
-            loss_.add_gradient_from_sum(theta[w],
-                                        sums.data() + (static_cast<std::size_t>(w) * m + pos) * d,
-                                        count, inv_norm, g);
-            for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
-            project(theta[w]);
-          }
-          if (++pos == m) pos = 0;
-        }
+        run_partition_by_sums(lanes, batches, noise, theta);
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
       }
     }
 
+    // Each lane's noise for the next kNoiseSteps steps, drawn ahead in one tight loop per
+    // lane and already multiplied by the step's standard deviation (draw_noise).
+    const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
+    alignas(64) double z[kNoiseSteps * d][kLanes];
     for (long t = 0; t < s_.steps; ++t) {
+      const int c = static_cast<int>(t % kNoiseSteps);
+      if (c == 0) draw_noise(noise, lanes, t, z);
       for (int w = 0; w < lanes; ++w) {
         int count = 0;
         const int* idx = batches[w].next(count);
         double g[d] = {};
         loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
-        for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
+        for (int k = 0; k < d; ++k) theta[w][k] += z[c * d + k][w] - eta * g[k];
         project(theta[w]);
       }
     }
@@ -146,6 +128,78 @@ class TrajectoryRunner {
   }
 
  private:
+  /// Losses whose gradient needs only the sum of the batch's records, under partition
+  /// schemes: every lane is at the same position of its epoch, and the m batch sums of each
+  /// lane are computed once per partition (in the order add_gradient sums, so the numbers are
+  /// identical), which leaves a few flops and one normal per step and coordinate. The state
+  /// is kept lane-minor (value of lane w at [... * kLanes + w]) so that one step of all lanes
+  /// is a vector loop; unused lanes (w >= lanes) compute on zeros and are never read.
+  void run_partition_by_sums(int lanes, std::vector<BatchSchedule>& batches,
+                             std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
+    constexpr int d = Loss::d;
+    const long m = batches.front().batches_per_epoch();
+    const int count = batches.front().batch_size();
+    const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
+    std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
+    alignas(64) double th[d][kLanes] = {};
+    alignas(64) double z[kNoiseSteps * d][kLanes] = {};
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
+    }
+    long pos = 0;  // position in the epoch, the same for every lane
+    for (long t = 0; t < s_.steps; ++t) {
+      const int c = static_cast<int>(t % kNoiseSteps);
+      if (c == 0) draw_noise(noise, lanes, t, z);
+      if (pos == 0) {
+        for (int w = 0; w < lanes; ++w) {
+          const auto before = batches[w].generation();
+          batches[w].start_epoch();
+          if (t > 0 && batches[w].generation() == before) continue;  // same partition
+          for (long b = 0; b < m; ++b) {
+            double sum[d];
+            sum_records<d>(data_, batches[w].batch_at(b), count, sum);
+            for (int k = 0; k < d; ++k)
+              sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
+          }
+        }
+      }
+      const double* batch_sum = sums.data() + pos * d * kLanes;
+      for (int k = 0; k < d; ++k) {
+        for (int w = 0; w < kLanes; ++w) {
+          double g = 0;  // as add_gradient_from_sum accumulates it, for identical numbers
+          g += loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w], count,
+                                                  inv_norm);
+          th[k][w] += z[c * d + k][w] - eta * g;
+        }
+      }
+      if (project_) {
+        for (int w = 0; w < lanes; ++w) {
+          double v[d];
+          for (int k = 0; k < d; ++k) v[k] = th[k][w];
+          project(v);
+          for (int k = 0; k < d; ++k) th[k][w] = v[k];
+        }
+      }
+      if (++pos == m) pos = 0;
+    }
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];
+    }
+  }
+
+  /// z[i][w] = step_std * (normal i of the next len * d of lane w's noise stream) for
+  /// w < lanes, len = the steps left from step t, at most kNoiseSteps; lanes draw in their
+  /// streams' order, so these are the numbers of one normal() per coordinate and step.
+  void draw_noise(std::vector<rng::Stream>& noise, int lanes, long t, double (*z)[kLanes]) const {
+    const long len = std::min<long>(kNoiseSteps, s_.steps - t);
+    const auto count = static_cast<std::size_t>(len * Loss::d);
+    double drawn[kNoiseSteps * Loss::d];
+    for (int w = 0; w < lanes; ++w) {
+      noise[w].normals(drawn, count);
+      for (std::size_t i = 0; i < count; ++i) z[i][w] = s_.step_std * drawn[i];
+    }
+  }
+
   // Pi_K: Euclidean projection onto the ball of diameter D around the centre.
   void project(double* theta) const {
     if (!project_) return;

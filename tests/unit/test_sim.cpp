@@ -6,7 +6,7 @@
 #include <set>
 
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
 #include "rdpaudit/sim/simulate.hpp"

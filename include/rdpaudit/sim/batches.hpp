@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::sim {
 
