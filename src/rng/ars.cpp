@@ -130,10 +130,41 @@ __attribute__((target("aes,sse2"))) void ars_eight_aesni(std::uint64_t lo, std::
   for (int j = 0; j < 8; ++j) store(_mm_aesenclast_si128(v[j], k), out + 2 * j);
 }
 
+// Sixteen blocks with VAES: two blocks per 256-bit AESENC (Zen 3 and later, Ice Lake and
+// later), half the instructions of ars_eight_aesni per block. Same round function, same bits.
+__attribute__((target("vaes,avx2,aes"))) void ars_sixteen_vaes(std::uint64_t lo, std::uint64_t hi,
+                                                               const Block128& key,
+                                                               std::uint64_t* out) {
+  const __m256i weyl =
+      _mm256_set_epi64x(static_cast<long long>(kWeyl1), static_cast<long long>(kWeyl0),
+                        static_cast<long long>(kWeyl1), static_cast<long long>(kWeyl0));
+  __m256i k = _mm256_set_epi64x(static_cast<long long>(key[1]), static_cast<long long>(key[0]),
+                                static_cast<long long>(key[1]), static_cast<long long>(key[0]));
+  const auto h = static_cast<long long>(hi);
+  __m256i v[8];
+  for (int j = 0; j < 8; ++j) {
+    const auto c = static_cast<long long>(lo + 2 * j);  // blocks 2j (low half), 2j + 1 (high)
+    v[j] = _mm256_xor_si256(_mm256_set_epi64x(h, c + 1, h, c), k);
+  }
+  for (int r = 1; r < kArsRounds; ++r) {
+    k = _mm256_add_epi64(k, weyl);
+    for (int j = 0; j < 8; ++j) v[j] = _mm256_aesenc_epi128(v[j], k);
+  }
+  k = _mm256_add_epi64(k, weyl);
+  for (int j = 0; j < 8; ++j) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * j), _mm256_aesenclast_epi128(v[j], k));
+  }
+}
+
+const bool kHasVaes = __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx2");
+
 __attribute__((target("aes,sse2"))) void ars_consecutive_aesni(std::uint64_t lo, std::uint64_t hi,
                                                                const Block128& key, unsigned count,
                                                                std::uint64_t* out) {
   unsigned j = 0;
+  if (kHasVaes) {
+    for (; j + 16 <= count; j += 16) ars_sixteen_vaes(lo + j, hi, key, out + 2 * j);
+  }
   for (; j + 8 <= count; j += 8) ars_eight_aesni(lo + j, hi, key, out + 2 * j);
   for (; j < count; ++j) {
     store(ars_m128(load(lo + j, hi), load(key[0], key[1]), kArsRounds), out + 2 * j);

@@ -71,7 +71,7 @@ TEST_CASE("AES-NI and portable ARS agree bit for bit at every round count", "[rn
 
 TEST_CASE("ars_consecutive computes ars of consecutive counters", "[rng]") {
   const Block128 key{0x0123456789abcdefu, 0};
-  for (unsigned count : {1u, 7u, 8u, 13u, 16u}) {
+  for (unsigned count : {1u, 7u, 8u, 13u, 16u, 24u, 32u, 41u}) {
     std::vector<std::uint64_t> out(2 * count);
     ars_consecutive(1000, 42, key, count, out.data());
     for (unsigned j = 0; j < count; ++j) {

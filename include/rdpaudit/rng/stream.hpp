@@ -104,7 +104,7 @@ class Stream {
   void discard(std::uint64_t n);
 
  private:
-  static constexpr unsigned kBlocksPerRefill = 8;  ///< blocks computed together (docs/rng.md)
+  static constexpr unsigned kBlocksPerRefill = 16;  ///< blocks computed together (docs/rng.md)
   static constexpr unsigned kBufferWords = 2 * kBlocksPerRefill;
 
   void refill();
