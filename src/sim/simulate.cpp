@@ -1,14 +1,18 @@
 #include "rdpaudit/sim/simulate.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "rdpaudit/core/error.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
@@ -71,7 +75,38 @@ class TrajectoryRunner {
   /// Writes the last iterates of trajectories j, ..., j + lanes - 1 (lanes <= kLanes) into
   /// out (lanes x d, row-major). Each trajectory draws only from its own streams, so the
   /// grouping into lanes does not change any number.
-  void run(std::int64_t j, int lanes, double* out) const {
+  void run(std::int64_t j, int lanes, double* out) const { simulate(j, lanes, out, nullptr); }
+
+  /// Re-simulates trajectory j alone, step by step (the same numbers, as its streams are a
+  /// pure function of its id), and returns the first step t (0: the initial iterate) after
+  /// which its iterate has a coordinate that is not finite, with that coordinate's value;
+  /// step -1 if it stays finite.
+  std::pair<long, double> first_nonfinite_step(std::int64_t j) const {
+    std::pair<long, double> found{-1, 0.0};
+    double last[config::kMaxDim];
+    simulate(j, 1, last, &found);
+    return found;
+  }
+
+ private:
+  static bool finite(const double* theta) {
+    for (int k = 0; k < Loss::d; ++k) {
+      if (!std::isfinite(theta[k])) return false;
+    }
+    return true;
+  }
+
+  static double first_nonfinite(const double* theta) {
+    for (int k = 0; k < Loss::d; ++k) {
+      if (!std::isfinite(theta[k])) return theta[k];
+    }
+    return 0.0;
+  }
+
+  /// run(); with `watch` (lanes = 1), checks the iterate after every step and stops at the
+  /// first that is not finite, reporting (step, value) there. Watching takes the per-step
+  /// path, which gives the numbers of the lane-minor one (tests/unit/test_sim.cpp).
+  void simulate(std::int64_t j, int lanes, double* out, std::pair<long, double>* watch) const {
     constexpr int d = Loss::d;
     const auto id = [&](std::int64_t traj, rng::Purpose p) {
       return rng::StreamId{seed_, static_cast<std::uint32_t>(s_.index), dataset_,
@@ -90,6 +125,10 @@ class TrajectoryRunner {
         for (int k = 0; k < d; ++k) theta[w][k] += s_.init_std * init.normal();
       }
       project(theta[w]);
+      if (watch && !finite(theta[w])) {
+        *watch = {0, first_nonfinite(theta[w])};
+        return;
+      }
       noise.emplace_back(id(j + w, rng::Purpose::kNoise));
       batch_streams.emplace_back(id(j + w, rng::Purpose::kBatch));
       batches.emplace_back(s_, order_, batch_streams.back());
@@ -101,7 +140,7 @@ class TrajectoryRunner {
     // numbers are identical), which leaves a few flops and one normal per step.
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
-      if (batches.front().is_partition() && m * d <= kMaxCachedSums) {
+      if (!watch && batches.front().is_partition() && m * d <= kMaxCachedSums) {
         run_partition_by_sums(lanes, batches, noise, theta);
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
@@ -123,11 +162,14 @@ class TrajectoryRunner {
         for (int k = 0; k < d; ++k) theta[w][k] += z[c * d + k][w] - eta * g[k];
         project(theta[w]);
       }
+      if (watch && !finite(theta[0])) {
+        *watch = {t + 1, first_nonfinite(theta[0])};
+        return;
+      }
     }
     for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
   }
 
- private:
   /// Losses whose gradient needs only the sum of the batch's records, under partition
   /// schemes: every lane is at the same position of its epoch, and the m batch sums of each
   /// lane are computed once per partition (in the order add_gradient sums, so the numbers are
@@ -279,6 +321,43 @@ int thread_count(int requested) {
 
 }  // namespace
 
+namespace {
+
+void lower_to(std::atomic<std::int64_t>& value, std::int64_t candidate) {
+  std::int64_t now = value.load(std::memory_order_relaxed);
+  while (candidate < now && !value.compare_exchange_weak(now, candidate)) {
+  }
+}
+
+const char* dataset_name(Dataset dataset) {
+  switch (dataset) {
+    case kD:
+      return "D";
+    case kDPrime:
+      return "D'";
+    case kPilotD:
+      return "D (pilot run)";
+    case kPilotDPrime:
+      return "D' (pilot run)";
+  }
+  return "?";
+}
+
+/// Stops the run in the user's terms when trajectory j diverged: which trajectory, which
+/// dataset, the value, the step (found by re-simulating j alone) and the keys to change.
+template <class Runner>
+[[noreturn]] void report_divergence(const Scenario& s, const Runner& runner, Dataset dataset,
+                                    std::int64_t j) {
+  const auto [step, value] = runner.first_nonfinite_step(j);
+  throw InputError(fmt::format(
+      "training diverged: in scenario {}, the iterate of trajectory {} on dataset {} is {} at "
+      "step {} of {} (training.eta = {}, model.lambda = {}, noise step std = {}); reduce "
+      "training.eta or the noise, or bound the iterates with training.projection_diameter",
+      s.index, j, dataset_name(dataset), value, step, s.steps, s.eta, s.lambda, s.step_std));
+}
+
+}  // namespace
+
 std::int64_t chunk_size(std::int64_t trajectories) {
   // At most ~4096 chunks: bounded memory for the per-chunk moment sums, and enough chunks
   // to balance 2 to 64 threads.
@@ -303,6 +382,9 @@ Eigen::MatrixXd simulate_last_iterates(const Scenario& s, std::uint64_t seed, Da
         for (int k = 0; k < s.dim; ++k) out(j + w, k) = theta[w * s.dim + k];
       }
     }
+    for (std::int64_t j = 0; j < count; ++j) {
+      if (!out.row(j).allFinite()) report_divergence(s, runner, dataset, first + j);
+    }
   });
   return out;
 }
@@ -326,6 +408,10 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 
   const DatasetRecords rec = records_of(s, dataset == kDPrime);
   const std::vector<int> order = fixed_order(s);
+  // The smallest trajectory id whose last iterate is not finite (a diverged run): never
+  // binned; chunks past it are skipped, those before it still run, so the id reported does
+  // not depend on the threads.
+  std::atomic<std::int64_t> first_diverged{m};
   with_runner(s, rec.view, order, opt.seed, dataset, [&](const auto& runner) {
 #pragma omp parallel num_threads(thread_count(opt.threads))
     {
@@ -333,6 +419,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t c = 0; c < chunks; ++c) {
         const std::int64_t begin = c * chunk, end = std::min(m, begin + chunk);
+        if (begin > first_diverged.load(std::memory_order_relaxed)) continue;
         auto& moments = chunk_moments[static_cast<std::size_t>(c)];
         using Runner = std::decay_t<decltype(runner)>;
         double block[Runner::kLanes * config::kMaxDim] = {};
@@ -342,6 +429,10 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
           for (int w = 0; w < lanes; ++w) {
             const double* theta = block + w * d;
             const std::int64_t j = first + w;
+            if (!std::all_of(theta, theta + d, [](double v) { return std::isfinite(v); })) {
+              lower_to(first_diverged, j);
+              continue;
+            }
             local.add_to_histograms(theta);
             moments.add(theta, binning.shift);
             if (j < result.raw_cap) std::copy(theta, theta + d, result.raw.begin() + j * d);
@@ -352,6 +443,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 #pragma omp critical(rdpaudit_merge_histograms)
       result.merge_histograms(local);  // integer counts: the merge order does not matter
     }
+    if (first_diverged.load() < m) report_divergence(s, runner, dataset, first_diverged.load());
   });
   // Floating-point sums are combined in chunk order, never in thread order.
   for (const auto& cm : chunk_moments) result.moments.merge(cm);
