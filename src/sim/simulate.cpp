@@ -134,14 +134,13 @@ class TrajectoryRunner {
       batches.emplace_back(s_, order_, batch_streams.back());
     }
 
-    // Losses whose gradient needs only the sum of the batch's records, under partition
-    // schemes: every lane is at the same position j of its epoch, and the m batch sums of
-    // each lane are computed once per partition (in the order add_gradient sums, so the
-    // numbers are identical), which leaves a few flops and one normal per step.
+    // Losses whose gradient needs only the sum of the batch's records step all lanes at once
+    // (run_by_sums); the rest, and a watched trajectory, take the per-step path below.
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
-      if (!watch && batches.front().is_partition() && m * d <= kMaxCachedSums) {
-        run_partition_by_sums(lanes, batches, noise, theta);
+      const bool partition = batches.front().is_partition();
+      if (!watch && (!partition || m * d <= kMaxCachedSums)) {
+        run_by_sums(lanes, partition, batches, noise, theta);
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
       }
@@ -170,39 +169,50 @@ class TrajectoryRunner {
     for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
   }
 
-  /// Losses whose gradient needs only the sum of the batch's records, under partition
-  /// schemes: every lane is at the same position of its epoch, and the m batch sums of each
-  /// lane are computed once per partition (in the order add_gradient sums, so the numbers are
-  /// identical), which leaves a few flops and one normal per step and coordinate. The state
-  /// is kept lane-minor (value of lane w at [... * kLanes + w]) so that one step of all lanes
-  /// is a vector loop; unused lanes (w >= lanes) compute on zeros and are never read.
-  void run_partition_by_sums(int lanes, std::vector<BatchSchedule>& batches,
-                             std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
+  /// Losses whose gradient needs only the sum of the batch's records: each step needs the
+  /// batch's size and record sum per lane, then a few flops and one normal per coordinate.
+  /// Under partition schemes every lane is at the same position of its epoch, and the m batch
+  /// sums of each lane are computed once per partition (cached: `partition`); otherwise each
+  /// lane draws its batch every step. Sums are formed in the order add_gradient forms them,
+  /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
+  /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
+  /// lanes (w >= lanes) compute on zeros and are never read.
+  void run_by_sums(int lanes, bool partition, std::vector<BatchSchedule>& batches,
+                   std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
     constexpr int d = Loss::d;
-    const long m = batches.front().batches_per_epoch();
-    const int count = batches.front().batch_size();
+    const long m = partition ? batches.front().batches_per_epoch() : 1;
     const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
     alignas(64) double z[kNoiseSteps * d][kLanes] = {};
+    const bool subset = batches.front().samples_without_replacement();
+    int size[kLanes] = {};  // records in each lane's batch of this step
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
+      size[w] = batches[w].batch_size();  // partition schemes and subsets: every batch
     }
-    long pos = 0;  // position in the epoch, the same for every lane
+    const auto store_sum = [&](long b, int w, const int* idx, int count) {
+      double sum[d];
+      sum_records<d>(data_, idx, count, sum);
+      for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
+    };
+    long pos = 0;  // position in the epoch, the same for every lane (partition schemes)
     for (long t = 0; t < s_.steps; ++t) {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
-      if (pos == 0) {
+      if (subset) {
+        for (int w = 0; w < lanes; ++w) store_sum(0, w, batches[w].next_subset(), size[w]);
+      } else if (!partition) {
+        for (int w = 0; w < lanes; ++w) {
+          const int* idx = batches[w].next(size[w]);
+          store_sum(0, w, idx, size[w]);
+        }
+      } else if (pos == 0) {
         for (int w = 0; w < lanes; ++w) {
           const auto before = batches[w].generation();
           batches[w].start_epoch();
           if (t > 0 && batches[w].generation() == before) continue;  // same partition
-          for (long b = 0; b < m; ++b) {
-            double sum[d];
-            sum_records<d>(data_, batches[w].batch_at(b), count, sum);
-            for (int k = 0; k < d; ++k)
-              sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
-          }
+          for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
         }
       }
       const double* batch_sum = sums.data() + pos * d * kLanes;
@@ -212,7 +222,7 @@ class TrajectoryRunner {
           // cannot change theta + (z - eta * g) unless z and theta are zeros as well. So the
           // numbers are the same, with one addition less in the chain through theta.
           const double g = loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w],
-                                                              count, inv_norm);
+                                                              size[w], inv_norm);
           th[k][w] += z[c * d + k][w] - eta * g;
         }
       }
@@ -224,7 +234,7 @@ class TrajectoryRunner {
           for (int k = 0; k < d; ++k) th[k][w] = v[k];
         }
       }
-      if (++pos == m) pos = 0;
+      if (partition && ++pos == m) pos = 0;
     }
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];

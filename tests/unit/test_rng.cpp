@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "rdpaudit/rng/bounded.hpp"
 #include "rdpaudit/rng/stream.hpp"
 
 using namespace rdpaudit::rng;
@@ -211,4 +212,55 @@ TEST_CASE("below stays under its bound and uniform inside the unit interval", "[
     REQUIRE(u >= 0.0);
     REQUIRE(u < 1.0);
   }
+}
+
+TEST_CASE("BoundedDraws gives Lemire's unbiased integer below the product, in digits",
+          "[rng][bounded]") {
+  // Each group of consecutive bounds with product P < 2^64 takes one word x (more if
+  // rejected): the digits must be those of floor(x P / 2^64) in the mixed radix of the
+  // bounds, and x must be rejected exactly when x P mod 2^64 < 2^64 mod P.
+  __extension__ using Uint128 = unsigned __int128;
+  const std::vector<std::vector<std::uint64_t>> cases = {
+      {50, 49},                                                         // sampling 2 of 50
+      {3, 5, 7},                                                        // small bounds
+      {(std::uint64_t{1} << 32) - 1, (std::uint64_t{1} << 32) - 5, 3},  // two groups
+      {4294967291u, 4294967279u, 4294967231u},                          // rejections are likely-ish
+      {1, 2, 1},
+  };
+  std::vector<std::uint64_t> fisher_yates;
+  for (std::uint64_t i = 100; i >= 2; --i) fisher_yates.push_back(i);
+  auto all = cases;
+  all.push_back(fisher_yates);
+  for (const auto& bounds : all) {
+    const BoundedDraws draws(bounds);
+    Stream stream(kBase), words(kBase);
+    std::vector<std::uint32_t> out(bounds.size());
+    for (int rep = 0; rep < 2000; ++rep) {
+      draws.draw(stream, out.data());
+      // The same from the definition, on a copy of the stream's words.
+      std::size_t k = 0;
+      while (k < bounds.size()) {
+        std::size_t end = k;
+        Uint128 product = 1;
+        while (end < bounds.size() && ((product * bounds[end]) >> 64) == 0)
+          product *= bounds[end++];
+        const auto p = static_cast<std::uint64_t>(product);
+        Uint128 m;
+        do {
+          m = static_cast<Uint128>(words()) * p;
+        } while (static_cast<std::uint64_t>(m) < (0 - p) % p);
+        auto value = static_cast<std::uint64_t>(m >> 64);  // uniform in [0, P)
+        for (std::size_t i = end; i-- > k;) {
+          INFO("bounds " << bounds.size() << " digit " << i);
+          REQUIRE(out[i] == value % bounds[i]);
+          value /= bounds[i];
+        }
+        k = end;
+      }
+      REQUIRE(stream.position() == words.position());
+    }
+  }
+  CHECK(BoundedDraws({50, 49}).words() == 1);
+  CHECK(BoundedDraws(fisher_yates).words() < 12);  // 99 draws from about 9 words
+  CHECK_THROWS_AS(BoundedDraws({0}), std::invalid_argument);
 }
