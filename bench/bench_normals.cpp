@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "rdpaudit/build_info.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
 using namespace rdpaudit;

@@ -194,10 +194,6 @@ void AtomicFile::commit() {
   forget_on_interrupt();
 }
 
-bool Group::has_attr(const std::string& name) const {
-  return H5Aexists(id_, name.c_str()) > 0;
-}
-
 bool Group::has(const std::string& name) const {
   return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0;
 }

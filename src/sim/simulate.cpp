@@ -1,15 +1,19 @@
 #include "rdpaudit/sim/simulate.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
 
@@ -62,14 +66,47 @@ class TrajectoryRunner {
   /// Trajectories advanced together. Each step of one trajectory is a chain of dependent
   /// floating-point operations through theta; interleaving independent trajectories lets
   /// the CPU overlap those chains (W1 ran 2.5x the time of its normals alone one at a time).
-  static constexpr int kLanes = 8;
+  static constexpr int kLanes = 16;
   /// Largest per-lane cache of batch sums (doubles), see run().
   static constexpr long kMaxCachedSums = 4096;
+  /// Steps of noise drawn ahead per lane (see draw_noise).
+  static constexpr int kNoiseSteps = 32;
 
   /// Writes the last iterates of trajectories j, ..., j + lanes - 1 (lanes <= kLanes) into
   /// out (lanes x d, row-major). Each trajectory draws only from its own streams, so the
   /// grouping into lanes does not change any number.
-  void run(std::int64_t j, int lanes, double* out) const {
+  void run(std::int64_t j, int lanes, double* out) const { simulate(j, lanes, out, nullptr); }
+
+  /// Re-simulates trajectory j alone, step by step (the same numbers, as its streams are a
+  /// pure function of its id), and returns the first step t (0: the initial iterate) after
+  /// which its iterate has a coordinate that is not finite, with that coordinate's value;
+  /// step -1 if it stays finite.
+  std::pair<long, double> first_nonfinite_step(std::int64_t j) const {
+    std::pair<long, double> found{-1, 0.0};
+    double last[config::kMaxDim];
+    simulate(j, 1, last, &found);
+    return found;
+  }
+
+ private:
+  static bool finite(const double* theta) {
+    for (int k = 0; k < Loss::d; ++k) {
+      if (!std::isfinite(theta[k])) return false;
+    }
+    return true;
+  }
+
+  static double first_nonfinite(const double* theta) {
+    for (int k = 0; k < Loss::d; ++k) {
+      if (!std::isfinite(theta[k])) return theta[k];
+    }
+    return 0.0;
+  }
+
+  /// run(); with `watch` (lanes = 1), checks the iterate after every step and stops at the
+  /// first that is not finite, reporting (step, value) there. Watching takes the per-step
+  /// path, which gives the numbers of the lane-minor one (tests/unit/test_sim.cpp).
+  void simulate(std::int64_t j, int lanes, double* out, std::pair<long, double>* watch) const {
     constexpr int d = Loss::d;
     const auto id = [&](std::int64_t traj, rng::Purpose p) {
       return rng::StreamId{seed_, static_cast<std::uint32_t>(s_.index), dataset_,
@@ -88,64 +125,135 @@ class TrajectoryRunner {
         for (int k = 0; k < d; ++k) theta[w][k] += s_.init_std * init.normal();
       }
       project(theta[w]);
+      if (watch && !finite(theta[w])) {
+        *watch = {0, first_nonfinite(theta[w])};
+        return;
+      }
       noise.emplace_back(id(j + w, rng::Purpose::kNoise));
       batch_streams.emplace_back(id(j + w, rng::Purpose::kBatch));
       batches.emplace_back(s_, order_, batch_streams.back());
     }
-    const double inv_norm = batches.front().inverse_normaliser();
-    const double eta = s_.eta, sd = s_.step_std;
 
-    // Losses whose gradient needs only the sum of the batch's records, under partition
-    // schemes: every lane is at the same position j of its epoch, and the m batch sums of
-    // each lane are computed once per partition (in the order add_gradient sums, so the
-    // numbers are identical), which leaves a few flops and one normal per step.
+    // Losses whose gradient needs only the sum of the batch's records step all lanes at once
+    // (run_by_sums); the rest, and a watched trajectory, take the per-step path below.
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
-      if (batches.front().is_partition() && m * d <= kMaxCachedSums) {
-        std::vector<double> sums(static_cast<std::size_t>(lanes * m * d));
-        const int count = batches.front().batch_size();
-        long pos = 0;  // position in the epoch, the same for every lane
-        for (long t = 0; t < s_.steps; ++t) {
-          if (pos == 0) {
-            for (int w = 0; w < lanes; ++w) {
-              const auto before = batches[w].generation();
-              batches[w].start_epoch();
-              if (t > 0 && batches[w].generation() == before) continue;  // same partition
-              for (long b = 0; b < m; ++b) {
-                sum_records<d>(data_, batches[w].batch_at(b), count,
-                               sums.data() + (static_cast<std::size_t>(w) * m + b) * d);
-              }
-            }
-          }
-          for (int w = 0; w < lanes; ++w) {
-            double g[d] = {};
-            loss_.add_gradient_from_sum(theta[w],
-                                        sums.data() + (static_cast<std::size_t>(w) * m + pos) * d,
-                                        count, inv_norm, g);
-            for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
-            project(theta[w]);
-          }
-          if (++pos == m) pos = 0;
-        }
+      const bool partition = batches.front().is_partition();
+      if (!watch && (!partition || m * d <= kMaxCachedSums)) {
+        run_by_sums(lanes, partition, batches, noise, theta);
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
       }
     }
 
+    // Each lane's noise for the next kNoiseSteps steps, drawn ahead in one tight loop per
+    // lane and already multiplied by the step's standard deviation (draw_noise).
+    const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
+    alignas(64) double z[kNoiseSteps * d][kLanes];
     for (long t = 0; t < s_.steps; ++t) {
+      const int c = static_cast<int>(t % kNoiseSteps);
+      if (c == 0) draw_noise(noise, lanes, t, z);
       for (int w = 0; w < lanes; ++w) {
         int count = 0;
         const int* idx = batches[w].next(count);
         double g[d] = {};
         loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
-        for (int k = 0; k < d; ++k) theta[w][k] += sd * noise[w].normal() - eta * g[k];
+        for (int k = 0; k < d; ++k) theta[w][k] += z[c * d + k][w] - eta * g[k];
         project(theta[w]);
+      }
+      if (watch && !finite(theta[0])) {
+        *watch = {t + 1, first_nonfinite(theta[0])};
+        return;
       }
     }
     for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
   }
 
- private:
+  /// Losses whose gradient needs only the sum of the batch's records: each step needs the
+  /// batch's size and record sum per lane, then a few flops and one normal per coordinate.
+  /// Under partition schemes every lane is at the same position of its epoch, and the m batch
+  /// sums of each lane are computed once per partition (cached: `partition`); otherwise each
+  /// lane draws its batch every step. Sums are formed in the order add_gradient forms them,
+  /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
+  /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
+  /// lanes (w >= lanes) compute on zeros and are never read.
+  void run_by_sums(int lanes, bool partition, std::vector<BatchSchedule>& batches,
+                   std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
+    constexpr int d = Loss::d;
+    const long m = partition ? batches.front().batches_per_epoch() : 1;
+    const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
+    std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
+    alignas(64) double th[d][kLanes] = {};
+    alignas(64) double z[kNoiseSteps * d][kLanes] = {};
+    const bool subset = batches.front().samples_without_replacement();
+    int size[kLanes] = {};  // records in each lane's batch of this step
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
+      size[w] = batches[w].batch_size();  // partition schemes and subsets: every batch
+    }
+    const auto store_sum = [&](long b, int w, const int* idx, int count) {
+      double sum[d];
+      sum_records<d>(data_, idx, count, sum);
+      for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
+    };
+    long pos = 0;  // position in the epoch, the same for every lane (partition schemes)
+    for (long t = 0; t < s_.steps; ++t) {
+      const int c = static_cast<int>(t % kNoiseSteps);
+      if (c == 0) draw_noise(noise, lanes, t, z);
+      if (subset) {
+        for (int w = 0; w < lanes; ++w) store_sum(0, w, batches[w].next_subset(), size[w]);
+      } else if (!partition) {
+        for (int w = 0; w < lanes; ++w) {
+          const int* idx = batches[w].next(size[w]);
+          store_sum(0, w, idx, size[w]);
+        }
+      } else if (pos == 0) {
+        for (int w = 0; w < lanes; ++w) {
+          const auto before = batches[w].generation();
+          batches[w].start_epoch();
+          if (t > 0 && batches[w].generation() == before) continue;  // same partition
+          for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
+        }
+      }
+      const double* batch_sum = sums.data() + pos * d * kLanes;
+      for (int k = 0; k < d; ++k) {
+        for (int w = 0; w < kLanes; ++w) {
+          // add_gradient_from_sum adds g to 0, which changes only the sign of a zero g; that
+          // cannot change theta + (z - eta * g) unless z and theta are zeros as well. So the
+          // numbers are the same, with one addition less in the chain through theta.
+          const double g = loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w],
+                                                              size[w], inv_norm);
+          th[k][w] += z[c * d + k][w] - eta * g;
+        }
+      }
+      if (project_) {
+        for (int w = 0; w < lanes; ++w) {
+          double v[d];
+          for (int k = 0; k < d; ++k) v[k] = th[k][w];
+          project(v);
+          for (int k = 0; k < d; ++k) th[k][w] = v[k];
+        }
+      }
+      if (partition && ++pos == m) pos = 0;
+    }
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];
+    }
+  }
+
+  /// z[i][w] = step_std * (normal i of the next len * d of lane w's noise stream) for
+  /// w < lanes, len = the steps left from step t, at most kNoiseSteps; lanes draw in their
+  /// streams' order, so these are the numbers of one normal() per coordinate and step.
+  void draw_noise(std::vector<rng::Stream>& noise, int lanes, long t, double (*z)[kLanes]) const {
+    const long len = std::min<long>(kNoiseSteps, s_.steps - t);
+    const auto count = static_cast<std::size_t>(len * Loss::d);
+    double drawn[kNoiseSteps * Loss::d];
+    for (int w = 0; w < lanes; ++w) {
+      noise[w].normals(drawn, count);
+      for (std::size_t i = 0; i < count; ++i) z[i][w] = s_.step_std * drawn[i];
+    }
+  }
+
   // Pi_K: Euclidean projection onto the ball of diameter D around the centre.
   void project(double* theta) const {
     if (!project_) return;
@@ -223,6 +331,43 @@ int thread_count(int requested) {
 
 }  // namespace
 
+namespace {
+
+void lower_to(std::atomic<std::int64_t>& value, std::int64_t candidate) {
+  std::int64_t now = value.load(std::memory_order_relaxed);
+  while (candidate < now && !value.compare_exchange_weak(now, candidate)) {
+  }
+}
+
+const char* dataset_name(Dataset dataset) {
+  switch (dataset) {
+    case kD:
+      return "D";
+    case kDPrime:
+      return "D'";
+    case kPilotD:
+      return "D (pilot run)";
+    case kPilotDPrime:
+      return "D' (pilot run)";
+  }
+  return "?";
+}
+
+/// Stops the run in the user's terms when trajectory j diverged: which trajectory, which
+/// dataset, the value, the step (found by re-simulating j alone) and the keys to change.
+template <class Runner>
+[[noreturn]] void report_divergence(const Scenario& s, const Runner& runner, Dataset dataset,
+                                    std::int64_t j) {
+  const auto [step, value] = runner.first_nonfinite_step(j);
+  throw InputError(fmt::format(
+      "training diverged: in scenario {}, the iterate of trajectory {} on dataset {} is {} at "
+      "step {} of {} (training.eta = {}, model.lambda = {}, noise step std = {}); reduce "
+      "training.eta or the noise, or bound the iterates with training.projection_diameter",
+      s.index, j, dataset_name(dataset), value, step, s.steps, s.eta, s.lambda, s.step_std));
+}
+
+}  // namespace
+
 std::int64_t pilot_trajectories(const Scenario& s) {
   return s.estimate.enabled ? std::max<std::int64_t>(s.pilot_trajectories, s.estimate.pilot)
                             : s.pilot_trajectories;
@@ -252,6 +397,9 @@ Eigen::MatrixXd simulate_last_iterates(const Scenario& s, std::uint64_t seed, Da
         for (int k = 0; k < s.dim; ++k) out(j + w, k) = theta[w * s.dim + k];
       }
     }
+    for (std::int64_t j = 0; j < count; ++j) {
+      if (!out.row(j).allFinite()) report_divergence(s, runner, dataset, first + j);
+    }
   });
   return out;
 }
@@ -274,6 +422,10 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 
   const DatasetRecords rec = records_of(s, dataset == kDPrime);
   const std::vector<int> order = fixed_order(s);
+  // The smallest trajectory id whose last iterate is not finite (a diverged run): never
+  // binned; chunks past it are skipped, those before it still run, so the id reported does
+  // not depend on the threads.
+  std::atomic<std::int64_t> first_diverged{m};
   with_runner(s, rec.view, order, opt.seed, dataset, [&](const auto& runner) {
 #pragma omp parallel num_threads(thread_count(opt.threads))
     {
@@ -281,6 +433,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t c = 0; c < chunks; ++c) {
         const std::int64_t begin = c * chunk, end = std::min(m, begin + chunk);
+        if (begin > first_diverged.load(std::memory_order_relaxed)) continue;
         auto& moments = chunk_moments[static_cast<std::size_t>(c)];
         using Runner = std::decay_t<decltype(runner)>;
         double block[Runner::kLanes * config::kMaxDim] = {};
@@ -290,6 +443,10 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
           for (int w = 0; w < lanes; ++w) {
             const double* theta = block + w * d;
             const std::int64_t j = first + w;
+            if (!std::all_of(theta, theta + d, [](double v) { return std::isfinite(v); })) {
+              lower_to(first_diverged, j);
+              continue;
+            }
             local.add_to_histograms(theta);
             moments.add(theta, binning.shift);
             if (j < result.raw_cap) std::copy(theta, theta + d, result.raw.begin() + j * d);
@@ -300,6 +457,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 #pragma omp critical(rdpaudit_merge_histograms)
       result.merge_histograms(local);  // integer counts: the merge order does not matter
     }
+    if (first_diverged.load() < m) report_divergence(s, runner, dataset, first_diverged.load());
   });
   // Floating-point sums are combined in chunk order, never in thread order.
   for (const auto& cm : chunk_moments) result.moments.merge(cm);

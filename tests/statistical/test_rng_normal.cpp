@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 using namespace rdpaudit::rng;
 

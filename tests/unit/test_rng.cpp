@@ -1,10 +1,11 @@
-// Known-answer and stream-addressing tests for the counter-based generator.
+// Known-answer and stream-addressing tests for the counter-based generator (ARS).
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/bounded.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 using namespace rdpaudit::rng;
 
@@ -20,25 +21,76 @@ const StreamId kBase{0x0123456789abcdefu, 77, 1, 0xfedcba9876543210u, Purpose::k
 
 }  // namespace
 
-// Known answers from the kat_vectors file of the Random123 distribution (D. E. Shaw Research),
-// "philox2x64 10" lines: counter[2], key -> output[2]. Copied from
-// github.com/DEShawResearch/Random123-Boost, libs/random/test/test_philox.cpp, whose comment
-// says they were cut and pasted from that kat_vectors file.
-TEST_CASE("Philox2x64-10 reproduces the Random123 known-answer vectors", "[rng]") {
-  CHECK(philox2x64_10({0u, 0u}, 0u) == Counter2x64{0xca00a0459843d731u, 0x66c24222c9a845b5u});
-  CHECK(philox2x64_10({0xffffffffffffffffu, 0xffffffffffffffffu}, 0xffffffffffffffffu) ==
-        Counter2x64{0x65b021d60cd8310fu, 0x4d02f3222f86df20u});
-  CHECK(philox2x64_10({0x243f6a8885a308d3u, 0x13198a2e03707344u}, 0xa4093822299f31d0u) ==
-        Counter2x64{0x0a5e742c2997341cu, 0xb0f883d38000de5du});
+// Known answers from the kat_vectors file of the Random123 distribution (D. E. Shaw Research,
+// version 1.x, examples/kat_vectors, as mirrored in github.com/girving/random123-manual),
+// the three "ars4x32 10" lines: counter c0..c3, key k0..k3 -> output, 32-bit words, here
+// packed little-endian into 64-bit halves (word 0 = c1 << 32 | c0). The file has vectors for
+// 10 rounds only; 7 rounds run the same code with a smaller round count.
+struct ArsKnownAnswer {
+  Block128 ctr, key, out;
+};
+const ArsKnownAnswer kArsKat[] = {
+    {{0, 0}, {0, 0}, {0x506401ef8d73ee19u, 0x0cbe9c0d13c2dbe4u}},
+    {{0x85a308d3243f6a88u, 0x0370734413198a2eu},
+     {0x299f31d0a4093822u, 0xec4e6c89082efa98u},
+     {0x8357ad74a516e7d6u, 0x8763fff35b59b3ecu}},
+    {{~std::uint64_t{0}, ~std::uint64_t{0}},
+     {~std::uint64_t{0}, 0},
+     {0x9f635551bb3743b1u, 0xa19478a9ecbc87fcu}},
+};
+
+TEST_CASE("ARS-10 reproduces the Random123 known-answer vectors", "[rng]") {
+  for (const auto& kat : kArsKat) {
+    CHECK(ars(kat.ctr, kat.key, 10) == kat.out);
+    CHECK(detail::ars_portable(kat.ctr, kat.key, 10) == kat.out);
+    if (detail::cpu_has_aesni()) CHECK(detail::ars_aesni(kat.ctr, kat.key, 10) == kat.out);
+  }
+  CHECK_THROWS_AS(ars({0, 0}, {0, 0}, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ars({0, 0}, {0, 0}, 11), std::invalid_argument);
+}
+
+TEST_CASE("AES-NI and portable ARS agree bit for bit at every round count", "[rng]") {
+  if (!detail::cpu_has_aesni()) {
+    WARN("no AES-NI on this CPU: only the portable implementation runs");
+    return;
+  }
+  // Inputs from a splitmix64 sequence: independent of the generator under test.
+  std::uint64_t z = 0;
+  const auto next = [&z] {
+    std::uint64_t x = (z += 0x9E3779B97F4A7C15u);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+    return x ^ (x >> 31);
+  };
+  for (int rounds = 1; rounds <= 10; ++rounds) {
+    for (int i = 0; i < 200; ++i) {
+      const Block128 ctr{next(), next()}, key{next(), next()};
+      REQUIRE(detail::ars_aesni(ctr, key, rounds) == detail::ars_portable(ctr, key, rounds));
+    }
+  }
+}
+
+TEST_CASE("ars_consecutive computes ars of consecutive counters", "[rng]") {
+  const Block128 key{0x0123456789abcdefu, 0};
+  for (unsigned count : {1u, 7u, 8u, 13u, 16u, 24u, 32u, 41u}) {
+    std::vector<std::uint64_t> out(2 * count);
+    ars_consecutive(1000, 42, key, count, out.data());
+    for (unsigned j = 0; j < count; ++j) {
+      const Block128 expected = detail::ars_portable({1000 + j, 42}, key, kArsRounds);
+      CHECK(out[2 * j] == expected[0]);
+      CHECK(out[2 * j + 1] == expected[1]);
+    }
+  }
 }
 
 TEST_CASE("Stream words follow the documented counter layout", "[rng]") {
-  // word 2b + e = philox2x64_10({tag << 36 | b, trajectory}, seed)[e],
+  // word 2b + e = ars({tag << 36 | b, trajectory}, {seed, 0})[e] (ARS-7),
   // tag = purpose << 24 | dataset << 20 | scenario.
   const std::uint64_t tag = (std::uint64_t{3} << 24) | (std::uint64_t{1} << 20) | 77u;
   Stream stream(kBase);
   for (std::uint64_t b = 0; b < 40; ++b) {  // several refills
-    const Counter2x64 expected = philox2x64_10({tag << 36 | b, kBase.trajectory}, kBase.seed);
+    const Block128 expected =
+        detail::ars_portable({tag << 36 | b, kBase.trajectory}, {kBase.seed, 0}, kArsRounds);
     CHECK(stream() == expected[0]);
     CHECK(stream() == expected[1]);
   }
@@ -117,8 +169,8 @@ TEST_CASE("Word n is a function of the StreamId and n: discard and position", "[
   Stream far(kBase);
   far.discard(Stream::kWords - 2);
   const std::uint64_t tag = (std::uint64_t{3} << 24) | (std::uint64_t{1} << 20) | 77u;
-  const auto last =
-      philox2x64_10({tag << 36 | (Stream::kWords / 2 - 1), kBase.trajectory}, kBase.seed);
+  const auto last = detail::ars_portable({tag << 36 | (Stream::kWords / 2 - 1), kBase.trajectory},
+                                         {kBase.seed, 0}, kArsRounds);
   CHECK(far() == last[0]);
   CHECK(far() == last[1]);
   CHECK(far.position() == Stream::kWords);
@@ -160,4 +212,55 @@ TEST_CASE("below stays under its bound and uniform inside the unit interval", "[
     REQUIRE(u >= 0.0);
     REQUIRE(u < 1.0);
   }
+}
+
+TEST_CASE("BoundedDraws gives Lemire's unbiased integer below the product, in digits",
+          "[rng][bounded]") {
+  // Each group of consecutive bounds with product P < 2^64 takes one word x (more if
+  // rejected): the digits must be those of floor(x P / 2^64) in the mixed radix of the
+  // bounds, and x must be rejected exactly when x P mod 2^64 < 2^64 mod P.
+  __extension__ using Uint128 = unsigned __int128;
+  const std::vector<std::vector<std::uint64_t>> cases = {
+      {50, 49},                                                         // sampling 2 of 50
+      {3, 5, 7},                                                        // small bounds
+      {(std::uint64_t{1} << 32) - 1, (std::uint64_t{1} << 32) - 5, 3},  // two groups
+      {4294967291u, 4294967279u, 4294967231u},                          // rejections are likely-ish
+      {1, 2, 1},
+  };
+  std::vector<std::uint64_t> fisher_yates;
+  for (std::uint64_t i = 100; i >= 2; --i) fisher_yates.push_back(i);
+  auto all = cases;
+  all.push_back(fisher_yates);
+  for (const auto& bounds : all) {
+    const BoundedDraws draws(bounds);
+    Stream stream(kBase), words(kBase);
+    std::vector<std::uint32_t> out(bounds.size());
+    for (int rep = 0; rep < 2000; ++rep) {
+      draws.draw(stream, out.data());
+      // The same from the definition, on a copy of the stream's words.
+      std::size_t k = 0;
+      while (k < bounds.size()) {
+        std::size_t end = k;
+        Uint128 product = 1;
+        while (end < bounds.size() && ((product * bounds[end]) >> 64) == 0)
+          product *= bounds[end++];
+        const auto p = static_cast<std::uint64_t>(product);
+        Uint128 m;
+        do {
+          m = static_cast<Uint128>(words()) * p;
+        } while (static_cast<std::uint64_t>(m) < (0 - p) % p);
+        auto value = static_cast<std::uint64_t>(m >> 64);  // uniform in [0, P)
+        for (std::size_t i = end; i-- > k;) {
+          INFO("bounds " << bounds.size() << " digit " << i);
+          REQUIRE(out[i] == value % bounds[i]);
+          value /= bounds[i];
+        }
+        k = end;
+      }
+      REQUIRE(stream.position() == words.position());
+    }
+  }
+  CHECK(BoundedDraws({50, 49}).words() == 1);
+  CHECK(BoundedDraws(fisher_yates).words() < 12);  // 99 draws from about 9 words
+  CHECK_THROWS_AS(BoundedDraws({0}), std::invalid_argument);
 }

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/rng/ziggurat.hpp"
 
 using namespace rdpaudit::rng::detail;
@@ -70,4 +72,73 @@ TEST_CASE("The ziggurat splits its word into disjoint layer and sign and uniform
   CHECK(ziggurat_abscissa(~std::uint64_t{0} & ~std::uint64_t{0xFF}) ==
         Approx(kZigX[0]).epsilon(1e-15));
   CHECK(ziggurat_abscissa(0x7FF) == 0.0);  // bits 0-10 do not reach u
+}
+
+TEST_CASE("The wedge squeeze decides only where the exact density agrees", "[rng][ziggurat]") {
+  // Points spread over every wedge, judged against f in long double; the squeeze must never
+  // contradict it, and must settle most points (else it saves no exp calls).
+  long decided = 0, total = 0;
+  for (int i = 1; i < kZigLayers; ++i) {
+    for (int a = 0; a <= 64; ++a) {
+      const double x = kZigX[i + 1] + (kZigX[i] - kZigX[i + 1]) * a / 64.0;
+      for (int b = 0; b <= 64; ++b) {
+        const double y = kZigY[i] + (kZigY[i + 1] - kZigY[i]) * b / 64.0;
+        const long double fx = std::exp(-0.5L * static_cast<long double>(x) * x);
+        const int verdict = ziggurat_wedge_squeeze(i, x, y);
+        ++total;
+        if (verdict == 0) continue;
+        ++decided;
+        INFO("layer " << i << " x " << x << " y " << y << " verdict " << verdict);
+        REQUIRE((verdict > 0) == (static_cast<long double>(y) < fx));
+      }
+    }
+  }
+  CHECK(decided > 0.9 * total);
+}
+
+namespace {
+// Stream::normal() as it was before the squeeze: exp on every wedge point. Same words, same
+// order (the tail draws two open uniforms per try, as Stream::normal_tail does).
+double normal_always_exp(rdpaudit::rng::Stream& s) {
+  for (;;) {
+    const std::uint64_t word = s();
+    const auto layer = static_cast<int>(word & 0xFF);
+    const double x = ziggurat_abscissa(word);
+    if (ziggurat_fast_accept(word)) return ziggurat_signed(x, word);
+    if (layer == 0) {
+      for (;;) {
+        const double u1 = static_cast<double>(static_cast<std::int64_t>(s() >> 11) + 1) * 0x1.0p-53;
+        const double u2 = static_cast<double>(static_cast<std::int64_t>(s() >> 11) + 1) * 0x1.0p-53;
+        const double t = -std::log(u1) / kZigR, e = -std::log(u2);
+        if (e + e > t * t) return ziggurat_signed(kZigR + t, word);
+      }
+    }
+    const double y = kZigY[layer] + s.uniform() * (kZigY[layer + 1] - kZigY[layer]);
+    if (y < std::exp(-0.5 * x * x)) return ziggurat_signed(x, word);
+  }
+}
+}  // namespace
+
+TEST_CASE("normal() and normals() give the draws of the sampler that always calls exp",
+          "[rng][ziggurat]") {
+  using rdpaudit::rng::Purpose;
+  using rdpaudit::rng::Stream;
+  using rdpaudit::rng::StreamId;
+  // 2e6 draws: about 30 000 wedge points and 600 tail draws, so every path is exercised.
+  constexpr std::size_t kDraws = 2000000;
+  Stream reference(StreamId{31, 2, 1, 5, Purpose::kTest});
+  Stream one(StreamId{31, 2, 1, 5, Purpose::kTest});
+  Stream bulk(StreamId{31, 2, 1, 5, Purpose::kTest});
+  std::vector<double> many(kDraws);
+  // Uneven pieces, so that pieces end inside the word buffer and at slow draws.
+  for (std::size_t done = 0, piece = 1; done < kDraws; done += piece, piece = piece % 37 + 1) {
+    bulk.normals(many.data() + done, std::min(piece, kDraws - done));
+  }
+  for (std::size_t i = 0; i < kDraws; ++i) {
+    const double expected = normal_always_exp(reference);
+    INFO("draw " << i);
+    REQUIRE(one.normal() == expected);
+    REQUIRE(many[i] == expected);
+  }
+  CHECK(bulk.position() == reference.position());
 }

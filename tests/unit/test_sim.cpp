@@ -1,12 +1,17 @@
 // Simulator invariants: thread-count independence, clipping, projection, batch schedules.
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
 #include "rdpaudit/sim/simulate.hpp"
@@ -212,8 +217,16 @@ namespace {
 
 // One trajectory, written as plainly as possible (no lanes, no cached batch sums), from the
 // same streams the simulator uses: the optimised kernels must give the same numbers.
+// With `diverged` it also records the first step (0: the initial iterate) after which a
+// coordinate is not finite, and that coordinate's value.
 std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset dataset,
-                                         std::int64_t j) {
+                                         std::int64_t j,
+                                         std::pair<long, double>* diverged = nullptr) {
+  const auto watch = [&](long t, const std::vector<double>& theta) {
+    for (double v : theta) {
+      if (diverged && diverged->first < 0 && !std::isfinite(v)) *diverged = {t, v};
+    }
+  };
   const int d = s.dim;
   const auto id = [&](rng::Purpose p) {
     return rng::StreamId{7, static_cast<std::uint32_t>(s.index), dataset,
@@ -225,8 +238,10 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
     rng::Stream init(id(rng::Purpose::kInit));
     for (int k = 0; k < d; ++k) theta[k] += s.init_std * init.normal();
   }
+  watch(0, theta);
   Eigen::MatrixXd x = s.data.points;
-  if (dataset == sim::kDPrime) x.row(s.data.differing_index) = s.data.replacement.transpose();
+  if (dataset == sim::kDPrime || dataset == sim::kPilotDPrime)
+    x.row(s.data.differing_index) = s.data.replacement.transpose();
   rng::Stream batch_stream(id(rng::Purpose::kBatch)), noise(id(rng::Purpose::kNoise));
   const auto order = sim::fixed_order(s);
   sim::BatchSchedule batches(s, order, batch_stream);
@@ -243,6 +258,7 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
                            : batches.inverse_normaliser() * sum[k];
       theta[k] += s.step_std * noise.normal() - s.eta * g;
     }
+    watch(t + 1, theta);
   }
   return theta;
 }
@@ -289,4 +305,101 @@ std = 0.2
       }
     }
   }
+}
+
+namespace {
+
+const char* kDiverging = R"(
+[experiment]
+seed = 7
+trajectories = 300
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 10
+sensitivity = 1.0
+[training]
+scheme = "shuffle_partition"
+eta = 5.0
+batch_size = 2
+epochs = 200
+[noise]
+sigma = 1.0
+[tally]
+pilot_trajectories = 100
+)";
+
+std::string divergence_message(const config::Scenario& s, int threads) {
+  try {
+    sim::simulate_scenario(s, {7, 300, threads, nullptr});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a run whose iterates overflow stops with trajectory, dataset, value and step",
+          "[sim][divergence]") {
+  // eta = 5 with lambda = 1: theta <- theta - 5 (theta - mean of the batch) + noise grows by
+  // a factor 4 per step and overflows after about 500 of the 1000 steps. The pilot of D runs
+  // first, so its trajectory 0 is the first to diverge; the plain loop says where.
+  const auto s = scenario_of(kDiverging);
+  std::pair<long, double> expected{-1, 0.0};
+  reference_trajectory(s, sim::kPilotD, 0, &expected);
+  REQUIRE(expected.first > 0);
+  const std::string message = divergence_message(s, 2);
+  INFO(message);
+  CHECK(message.find("training diverged") != std::string::npos);
+  CHECK(message.find("trajectory 0 on dataset D (pilot run)") != std::string::npos);
+  CHECK(message.find(fmt::format("is {} at step {} of 1000", expected.second, expected.first)) !=
+        std::string::npos);
+  CHECK(message.find("training.eta = 5") != std::string::npos);
+  CHECK(divergence_message(s, 1) == message);  // the same report for any thread count
+}
+
+TEST_CASE("a huge noise step never reaches the histograms", "[sim][divergence]") {
+  // Issue 13 item 11: step_std >= 5e307 overflowed the pilot's range, made the bin width
+  // infinite and the bin index negative, and Histogram1D::add wrote out of bounds.
+  auto s = scenario_of(kDiverging);
+  s.eta = 0.01;
+  s.step_std = 5e307;
+  const std::string message = divergence_message(s, 2);
+  INFO(message);
+  CHECK(message.find("training diverged") != std::string::npos);
+  CHECK(message.find("noise step std = 5e+307") != std::string::npos);
+}
+
+TEST_CASE("Histogram1D::add never counts outside its bins, whatever the axis and value",
+          "[sim][tally]") {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // A range wider than the largest double: hi - lo = inf, so (x - lo) * (bins / (hi - lo))
+  // is inf * 0 = NaN for x near hi; the old code converted that to int (undefined).
+  for (const tally::Axis axis : {tally::Axis{-1e308, 1.5e308, 10}, tally::Axis{-kInf, kInf, 10},
+                                 tally::Axis{0.0, 1.0, 10}}) {
+    tally::Histogram1D h(axis);
+    const double values[] = {
+        1e308, -1e308,      1.4e308, 0.0,   0.5,
+        1.0,   0.999999999, kInf,    -kInf, std::numeric_limits<double>::quiet_NaN()};
+    for (double x : values) {
+      const int i = axis.index(x);
+      INFO("axis [" << axis.lo << ", " << axis.hi << "), x = " << x << ", index " << i);
+      REQUIRE(i >= 0);
+      REQUIRE(i <= axis.bins + 1);
+      h.add(x);
+    }
+    CHECK(h.total() == static_cast<std::int64_t>(std::size(values)));
+    CHECK(h.counts.size() == static_cast<std::size_t>(axis.bins + 2));
+  }
+  // On an ordinary axis nothing changes: the edges and the upper-edge rounding guard.
+  const tally::Axis unit{0.0, 1.0, 10};
+  CHECK(unit.index(-0.1) == 0);
+  CHECK(unit.index(0.0) == 1);
+  CHECK(unit.index(0.05) == 1);
+  CHECK(unit.index(0.95) == 10);
+  CHECK(unit.index(std::nextafter(1.0, 0.0)) == 10);
+  CHECK(unit.index(1.0) == 11);
 }

@@ -42,7 +42,7 @@ class Group {
   void dataset(const std::string& name, const double* data, const Shape& shape) const;
   void dataset(const std::string& name, const std::int64_t* data, const Shape& shape) const;
   void dataset(const std::string& name, const int* data, const Shape& shape) const;
-  /// A 1-D dataset of variable-length UTF-8 strings.
+  /// A 1-D dataset of fixed-length (the longest value), null-padded UTF-8 strings.
   void dataset(const std::string& name, const std::vector<std::string>& values) const;
 
   // --- reading (files opened with ReadOnlyFile); each throws InputError naming the object ---

@@ -2,12 +2,14 @@
 // batch stream so the schedule is a pure function of (seed, scenario, dataset, trajectory).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/bounded.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::sim {
 
@@ -20,6 +22,12 @@ class BatchSchedule {
   /// Indices of the batch of the next step (steps 0, 1, 2, ... in order); valid until the
   /// next call.
   const int* next(int& count);
+  /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
+  /// that know the scheme and want it inlined.
+  const int* next_subset();
+  bool samples_without_replacement() const {
+    return scheme_ == config::BatchScheme::kSampleWithoutReplacement;
+  }
 
   /// 1 / normaliser of the summed gradient: 1/b, or 1/(q n) for Poisson.
   double inverse_normaliser() const { return inv_norm_; }
@@ -42,6 +50,7 @@ class BatchSchedule {
   int batch_size() const { return b_; }
 
  private:
+  static constexpr int kSmallSubset = 8;  ///< see next(): subsets up to this size without swaps
   void shuffle();
 
   config::BatchScheme scheme_;
@@ -52,8 +61,41 @@ class BatchSchedule {
   double q_, log1m_q_, inv_norm_;
   rng::Stream& stream_;
   const std::vector<int>& fixed_order_;
-  std::vector<int> order_;  ///< permutation / working array of this trajectory
+  std::vector<int> order_;              ///< permutation / working array of this trajectory
+  rng::BoundedDraws shuffle_draws_;     ///< Fisher-Yates: j_i uniform in [0, i], i = n-1..1
+  rng::BoundedDraws subset_draws_;      ///< partial Fisher-Yates: uniform in [0, n - k), k < b
+  std::vector<std::uint32_t> offsets_;  ///< the draws of either
 };
+
+// Sampling without replacement, the batch of the next step (batch_size() records).
+inline const int* BatchSchedule::next_subset() {
+  // A uniform ordered b-tuple of distinct records: offset k is uniform in [0, n - k) (the
+  // b offsets share words: one word per step while n^b < 2^64) and picks the offset-th
+  // record not picked before. Small b: by counting the earlier picks below it (no state
+  // carried between steps); large b: partial Fisher-Yates on order_ (b swaps).
+  subset_draws_.draw(stream_, offsets_.data());
+  if (b_ <= kSmallSubset) {
+    // Walking the earlier picks in ascending order, each one at or below i moves i up by
+    // one (a compare and an add, no branch: it would mispredict half the time); then i
+    // bubbles into place among the picks.
+    int sorted[kSmallSubset];  // earlier picks, ascending
+    for (int k = 0; k < b_; ++k) {
+      int i = static_cast<int>(offsets_[k]);
+      for (int m = 0; m < k; ++m) i += i >= sorted[m] ? 1 : 0;
+      order_[k] = i;
+      if (k + 1 == b_) break;  // the last pick needs no place among the others
+      sorted[k] = i;
+      for (int m = k; m > 0; --m) {
+        const int lo = std::min(sorted[m - 1], sorted[m]), hi = std::max(sorted[m - 1], sorted[m]);
+        sorted[m - 1] = lo;
+        sorted[m] = hi;
+      }
+    }
+  } else {
+    for (int k = 0; k < b_; ++k) std::swap(order_[k], order_[k + static_cast<int>(offsets_[k])]);
+  }
+  return order_.data();
+}
 
 // Inline: called once per step of every trajectory.
 inline const int* BatchSchedule::next(int& count) {
@@ -71,12 +113,8 @@ inline const int* BatchSchedule::next(int& count) {
       count = b_;
       return order_.data() + j * b_;
     case config::BatchScheme::kSampleWithoutReplacement:
-      // Partial Fisher-Yates: b swaps give a uniform b-subset whatever order_ holds.
-      for (int k = 0; k < b_; ++k) {
-        std::swap(order_[k], order_[k + stream_.below(static_cast<std::uint64_t>(n_ - k))]);
-      }
       count = b_;
-      return order_.data();
+      return next_subset();
     case config::BatchScheme::kPoisson: {
       // Independent inclusions with probability q, by geometric gaps between included records.
       count = 0;

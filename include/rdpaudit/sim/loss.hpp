@@ -52,16 +52,22 @@ void add_gradient_by_sum(const Loss& loss, const double* theta, const DataView& 
 template <int D>
 struct QuadraticLoss {
   /// The gradient depends on the batch only through the sum of its records, so callers may
-  /// cache that sum per batch (add_gradient_from_sum).
+  /// cache that sum per batch (add_gradient_from_sum); and each coordinate of it only on the
+  /// same coordinate of theta and of the sum (coordinate_gradient_from_sum), so callers may
+  /// step many trajectories coordinate by coordinate.
   static constexpr bool kSumOfRecords = true;
   static constexpr int d = D;
   double lambda;
 
-  /// (1/N) sum_B lambda (theta - x_i) = (lambda/N) (|B| theta - sum_B x_i)
+  /// (1/N) sum_B lambda (theta - x_i) = (lambda/N) (|B| theta - sum_B x_i), coordinate-wise
+  double coordinate_gradient_from_sum(double theta, double sum, int count, double inv_norm) const {
+    const double c = lambda * inv_norm, size = count;
+    return c * (size * theta - sum);
+  }
   void add_gradient_from_sum(const double* theta, const double* sum, int count, double inv_norm,
                              double* g) const {
-    const double c = lambda * inv_norm, size = count;
-    for (int k = 0; k < D; ++k) g[k] += c * (size * theta[k] - sum[k]);
+    for (int k = 0; k < D; ++k)
+      g[k] += coordinate_gradient_from_sum(theta[k], sum[k], count, inv_norm);
   }
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {
@@ -75,9 +81,14 @@ struct LinearLoss {
   static constexpr bool kSumOfRecords = true;
   static constexpr int d = D;
 
-  void add_gradient_from_sum(const double* /*theta*/, const double* sum, int /*count*/,
-                             double inv_norm, double* g) const {
-    for (int k = 0; k < D; ++k) g[k] += inv_norm * sum[k];
+  double coordinate_gradient_from_sum(double /*theta*/, double sum, int /*count*/,
+                                      double inv_norm) const {
+    return inv_norm * sum;
+  }
+  void add_gradient_from_sum(const double* theta, const double* sum, int count, double inv_norm,
+                             double* g) const {
+    for (int k = 0; k < D; ++k)
+      g[k] += coordinate_gradient_from_sum(theta[k], sum[k], count, inv_norm);
   }
   void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
                     double inv_norm, double* g) const {

@@ -31,6 +31,8 @@ struct SimOptions {
 enum Dataset : std::uint32_t { kD = 0, kDPrime = 1, kPilotD = 2, kPilotDPrime = 3 };
 
 /// Last iterates of trajectories [first, first + count) of one dataset, row-major count x d.
+/// Throws InputError naming the trajectory, dataset, value and step if one is not finite
+/// (training diverged), as simulate_scenario does: such an iterate is never binned.
 Eigen::MatrixXd simulate_last_iterates(const config::Scenario& s, std::uint64_t seed,
                                        Dataset dataset, std::int64_t first, std::int64_t count);
 

@@ -11,12 +11,17 @@ struct Axis {
   double lo = 0, hi = 1;
   int bins = 1;
 
-  /// Bin index in [0, bins + 1] (0: underflow, bins + 1: overflow; NaN counts as overflow).
+  /// Bin index in [0, bins + 1] (0: underflow, bins + 1: overflow; NaN counts as overflow),
+  /// for any x and any axis: never outside the counts.
   int index(double x) const {
     if (x < lo) return 0;
     if (!(x < hi)) return bins + 1;
-    const int i = 1 + static_cast<int>((x - lo) * (bins / (hi - lo)));
-    return i > bins ? bins : i;  // guard rounding at the upper edge
+    const double u = (x - lo) * (bins / (hi - lo));  // >= 0, or NaN
+    // u >= bins: rounding at the upper edge. NaN: a range wider than the largest double
+    // (hi - lo = inf makes u = inf * 0); such an axis miscounts but never writes outside
+    // the counts, and u is never converted to int out of range (undefined behaviour).
+    if (!(u < bins)) return bins;
+    return 1 + static_cast<int>(u);
   }
   /// bins + 1 edges, edges[0] = lo, edges[bins] = hi.
   std::vector<double> edges() const;

@@ -1,4 +1,4 @@
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -11,7 +11,7 @@ namespace {
 constexpr std::uint64_t kBlocks = Stream::kWords / 2;  // block index: low 36 bits of counter 0
 }  // namespace
 
-Stream::Stream(const StreamId& id) : trajectory_(id.trajectory), key_(id.seed) {
+Stream::Stream(const StreamId& id) : trajectory_(id.trajectory), key_{id.seed, 0} {
   const auto purpose = static_cast<std::uint32_t>(id.purpose);
   if (id.scenario >= (1u << 20) || id.dataset >= 16u || purpose >= 16u) {
     throw std::out_of_range("rng::Stream: scenario, dataset or purpose out of the counter layout");
@@ -26,13 +26,9 @@ void Stream::refill() {
     // The next block index would carry into the tag, i.e. into another stream's counters.
     throw std::length_error("rng::Stream: stream exhausted (2^37 words)");
   }
-  // Eight independent blocks: their ten-round multiply chains overlap in the CPU, which is
-  // what makes a word cost about half of one block's latency (docs/rng.md).
-  for (unsigned j = 0; j < kBlocksPerRefill; ++j) {
-    const Counter2x64 out = philox2x64_10({tag_ | (block_ + j), trajectory_}, key_);
-    buffer_[2 * j] = out[0];
-    buffer_[2 * j + 1] = out[1];
-  }
+  // Consecutive blocks in one call: their AES chains overlap in the CPU (docs/rng.md).
+  // block_ + kBlocksPerRefill <= 2^36, so the counter word never carries into the tag.
+  ars_consecutive(tag_ | block_, trajectory_, key_, kBlocksPerRefill, buffer_.data());
   block_ += kBlocksPerRefill;
   next_ = 0;
 }
@@ -74,8 +70,11 @@ double Stream::normal_slow(result_type word) {
     if (layer == 0) return detail::ziggurat_signed(normal_tail(), word);
     // Wedge: (x, y) is uniform on the rectangle's part right of X[layer + 1]; keep it if
     // it lies under f.
+    // The squeeze settles most points without exp, always as the exp test would.
     const double y0 = detail::kZigY[layer], y1 = detail::kZigY[layer + 1];
-    if (y0 + uniform() * (y1 - y0) < std::exp(-0.5 * x * x)) {
+    const double y = y0 + uniform() * (y1 - y0);
+    const int squeeze = detail::ziggurat_wedge_squeeze(static_cast<int>(layer), x, y);
+    if (squeeze > 0 || (squeeze == 0 && y < std::exp(-0.5 * x * x))) {
       return detail::ziggurat_signed(x, word);
     }
     word = (*this)();

@@ -1,0 +1,122 @@
+// Counter-based random streams: every draw is a pure function of (seed, scenario, dataset,
+// trajectory id, purpose) and its position, computed by ARS-7 (rdpaudit/rng/ars.hpp), so
+// results do not depend on how trajectories are split over threads or ranks. Layout, the
+// choice of generator, and speed: docs/rng.md.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "rdpaudit/rng/ars.hpp"
+#include "rdpaudit/rng/ziggurat.hpp"
+
+namespace rdpaudit::rng {
+
+/// What a stream is used for. Each purpose gets independent numbers, so adding draws for
+/// one purpose never shifts the numbers of another.
+enum class Purpose : std::uint32_t {
+  kInit = 1,   ///< initial parameters theta_0
+  kBatch = 2,  ///< batch composition (permutations, subsets, Poisson inclusions)
+  kNoise = 3,  ///< per-step Gaussian noise
+  kPilot = 4,  ///< pilot run that places histogram bins (independent of the counted samples)
+  kTest = 15,  ///< reserved for tests and benchmarks
+};
+
+/// Identifies one stream. Dataset 0 is D, 1 is D'.
+struct StreamId {
+  std::uint64_t seed = 0;
+  std::uint32_t scenario = 0;  ///< < 2^20
+  std::uint32_t dataset = 0;   ///< < 2^4
+  std::uint64_t trajectory = 0;
+  Purpose purpose = Purpose::kTest;  ///< < 2^4
+};
+
+/// A sequence of 64-bit random words: word 2b + e of the stream is 64-bit half e of
+/// ars({tag << 36 | b, trajectory}, {seed, 0}) (ARS-7) with tag = purpose << 24 | dataset << 20 |
+/// scenario, for blocks b < 2^36 (2^37 words per stream). Models Boost's
+/// UniformRandomNumberGenerator, so Boost.Random distributions can draw from it.
+class Stream {
+ public:
+  using result_type = std::uint64_t;
+
+  /// Words in one stream; drawing more throws std::length_error.
+  static constexpr std::uint64_t kWords = std::uint64_t{1} << 37;
+
+  explicit Stream(const StreamId& id);
+
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+
+  result_type operator()() {
+    if (next_ == kBufferWords) refill();
+    return buffer_[next_++];
+  }
+
+  /// Uniform double in [0, 1) with 53 random bits.
+  double uniform() {
+    // Through int64: the value fits, and the signed conversion is one instruction on x86-64.
+    return static_cast<double>(static_cast<std::int64_t>((*this)() >> 11)) * 0x1.0p-53;
+  }
+
+  /// Uniform integer in [0, bound) without modulo bias (Lemire's method), bound > 0.
+  std::uint64_t below(std::uint64_t bound);
+
+  /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word per
+  /// normal on the fast path (98.5% of calls); the rest takes the wedge or tail path.
+  double normal() {
+    const result_type word = (*this)();
+    if (detail::ziggurat_fast_accept(word)) {
+      return detail::ziggurat_signed(detail::ziggurat_abscissa(word), word);
+    }
+    return normal_slow(word);
+  }
+
+  /// out[0..n) = n successive normal() draws, the same numbers; a tight loop over the word
+  /// buffer for callers that need many at once (the simulator buffers a lane's noise).
+  void normals(double* out, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n) {
+      if (next_ == kBufferWords) refill();
+      unsigned k = next_;
+      const std::size_t stop = i + std::min<std::size_t>(n - i, kBufferWords - k);
+      bool slow = false;
+      for (; i < stop; ++i) {
+        const result_type word = buffer_[k++];
+        if (!detail::ziggurat_fast_accept(word)) {
+          next_ = k;
+          out[i++] = normal_slow(word);  // may draw more words, and refill
+          slow = true;
+          break;
+        }
+        out[i] = detail::ziggurat_signed(detail::ziggurat_abscissa(word), word);
+      }
+      if (!slow) next_ = k;
+    }
+  }
+
+  /// Index of the next word this stream returns (words drawn so far).
+  std::uint64_t position() const { return 2 * block_ - (kBufferWords - next_); }
+
+  /// Skips n words, as if n words had been drawn; throws std::length_error past kWords.
+  void discard(std::uint64_t n);
+
+ private:
+  static constexpr unsigned kBlocksPerRefill = 16;  ///< blocks computed together (docs/rng.md)
+  static constexpr unsigned kBufferWords = 2 * kBlocksPerRefill;
+
+  void refill();
+  double normal_slow(result_type word);
+  double normal_tail();
+
+  std::uint64_t tag_;         ///< high 28 bits of counter word 0, already shifted
+  std::uint64_t trajectory_;  ///< counter word 1
+  Block128 key_;              ///< {seed, 0}
+  std::uint64_t block_ = 0;   ///< first block of the next refill
+  std::array<std::uint64_t, kBufferWords> buffer_{};
+  unsigned next_ = kBufferWords;
+};
+
+}  // namespace rdpaudit::rng
