@@ -316,8 +316,7 @@ with tempfile.TemporaryDirectory() as work:
     with load(main) as r:
         check(r.format_version == (2, 0), f"format version {r.format_version}")
         b = r.scenarios[0].bounds()
-        alphas, names, values, reasons, adjacency = b  # unpacks as a tuple too
-        check(adjacency is None, "no adjacency column in this synthetic file")
+        alphas, names, values, reasons = b  # unpacks as a tuple too
         check(names == BOUND_NAMES and isinstance(names[0], str), f"bound names {names}")
         check(np.array_equal(alphas, AUDIT_ALPHAS), "bound alphas")
         check(values.shape == (3, 2) and np.isnan(values[1]).all(), "values; n/a is NaN")
