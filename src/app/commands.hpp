@@ -16,6 +16,12 @@ struct RunArgs {
   double scale = 1.0;  ///< multiplies trajectories, and with them the default pilot (--scale)
   config::Overrides overrides;
   std::string command_line;
+  /// Sequential audit: count in rounds doubling from experiment.trajectories up to
+  /// max_trajectories, test at each look (level spent over the planned looks), stop when
+  /// every cell is decided (a not-rejected cell: bound >= decided_margin x the estimate).
+  bool until_decided = false;
+  std::int64_t max_trajectories = 0;
+  double decided_margin = 2.0;
 };
 int run_command(const RunArgs& args);
 

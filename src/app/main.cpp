@@ -52,6 +52,14 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "random seed (overrides the file)");
   run->add_option("--scale", run_args.overrides.scale,
                   "multiply trajectories (and the default estimate.pilot) (servers: 10, 100)");
+  run->add_flag("--until-decided", run_args.until_decided,
+                "sequential audit: count in rounds doubling from experiment.trajectories, test at "
+                "each look, stop when every cell is decided (needs --max-trajectories)");
+  run->add_option("--max-trajectories", run_args.max_trajectories,
+                  "budget of a sequential audit: trajectories per dataset and scenario");
+  run->add_option("--decided-margin", run_args.decided_margin,
+                  "sequential audit: a not-rejected cell is decided when its bound is at least "
+                  "this multiple of the point estimate (default 2)");
 
   app::CheckArgs check_args;
   auto* check = cli.add_subcommand(
@@ -138,6 +146,20 @@ int main(int argc, char** argv) {
     }
     if (run->count("--threads") && (run_args.threads < 1 || run_args.threads > 4096)) {
       throw InputError("--threads", std::to_string(run_args.threads), "must be in [1, 4096]");
+    }
+    if (run_args.until_decided != (run->count("--max-trajectories") > 0)) {
+      throw InputError(run_args.until_decided ? "--until-decided" : "--max-trajectories",
+                       run_args.until_decided ? "set" : std::to_string(run_args.max_trajectories),
+                       "--until-decided and --max-trajectories go together");
+    }
+    if (run->count("--max-trajectories") && run_args.max_trajectories < 1) {
+      throw InputError("--max-trajectories", std::to_string(run_args.max_trajectories),
+                       "must be >= 1");
+    }
+    if (run->count("--decided-margin") &&
+        !(run_args.decided_margin >= 1.0 && std::isfinite(run_args.decided_margin))) {
+      throw InputError("--decided-margin", fmt::format("{}", run_args.decided_margin),
+                       "must be a number >= 1");
     }
     run_args.file = file;
     return app::run_command(run_args);

@@ -4,10 +4,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "commands.hpp"
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/io/results.hpp"
 #include "rdpaudit/sim/simulate.hpp"
@@ -67,50 +70,142 @@ std::string summary(const estimate::ScenarioEstimates& e) {
   return out;
 }
 
+// The rounds of a run: one of experiment.trajectories, or (--until-decided) doubling from it
+// up to --max-trajectories.
+std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
+  std::vector<std::int64_t> n{first};
+  if (!args.until_decided) return n;
+  while (n.back() < args.max_trajectories) n.push_back(std::min(2 * n.back(), args.max_trajectories));
+  return n;
+}
+
+// A cell is decided when more trajectories cannot change its verdict, or are not needed to
+// (docs/methods.md, "Sequential audit"): violated (exact or statistical), valid (exact), not
+// applicable, or not rejected with the bound at least `margin` times the point estimate.
+bool decided(const audit::Cell& c, double margin) {
+  using audit::Verdict;
+  switch (c.verdict) {
+    case Verdict::kViolatedExact:
+    case Verdict::kViolated:
+    case Verdict::kValidExact:
+    case Verdict::kNotApplicable:
+      return true;
+    case Verdict::kNotRejected:
+      return c.tightness_estimate >= margin;
+    case Verdict::kInconclusive:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   const config::ExperimentSpec spec = config::load_experiment(args.file, args.overrides);
+  if (args.until_decided && args.max_trajectories < spec.trajectories) {
+    throw InputError("--max-trajectories", std::to_string(args.max_trajectories),
+                     fmt::format("at least the first round, experiment.trajectories = {}",
+                                 spec.trajectories));
+  }
   const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
   const auto parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
 
   io::ResultsWriter writer(out, spec, {args.command_line, threads});
+  const std::vector<std::int64_t> rounds = rounds_of(args, spec.trajectories);
   std::int64_t total = 0;
-  for (const auto& s : spec.scenarios)  // trajectory-steps, pilot and counted
-    total += 2 * (sim::pilot_trajectories(s) + spec.trajectories) * s.steps;
+  for (const auto& s : spec.scenarios)  // trajectory-steps, pilot and counted (at most)
+    total += 2 * (sim::pilot_trajectories(s) + rounds.back()) * s.steps;
   Progress progress(total, true);
+
+  // The family-wise level of the run (the rigorous bounds' confidence) is spent over the
+  // planned looks, delta / L each: whatever the look at which the run stops, the probability
+  // of calling any valid bound violated at any look is at most delta (union bound).
+  const double level = 1.0 - spec.scenarios.front().estimate.confidence;
+  const double level_per_look = level / static_cast<double>(rounds.size());
+  struct State {
+    estimate::Selection selection;
+    tally::Binning binning;
+    sim::ScenarioTallies tallies;
+    estimate::ScenarioEstimates estimates;
+    audit::BoundTable bounds;
+  };
+  std::vector<State> states(spec.scenarios.size());
+  audit::AuditResult verdicts;
+  std::int64_t counted = 0;
+  std::string stop = args.until_decided ? "budget" : "single run";
+  int looks = 0;
+  for (const std::int64_t n : rounds) {
+    ++looks;
+    audit::Auditor auditor(level_per_look);
+    for (const auto& s : spec.scenarios) {
+      State& st = states[static_cast<std::size_t>(s.index)];
+      progress.set_label(fmt::format("scenario {}/{}{}", s.index + 1, spec.scenarios.size(),
+                                     rounds.size() > 1 ? fmt::format(", look {}", looks) : ""));
+      // Two phases: the pilot chooses the estimators' cells (selection), then every
+      // trajectory is counted through them inside the simulation loop; a later look counts
+      // the next trajectories into the same cells and adds the counts.
+      sim::SimOptions options{spec.seed, n - counted, threads, &progress, {}, counted};
+      if (counted == 0) {
+        options.select = [&](const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
+                             tally::Binning& binning) {
+          st.selection = estimate::select_scenario(s, pd, pp, spec.trajectories, binning);
+        };
+        const auto start = std::chrono::steady_clock::now();
+        st.binning = sim::prepare_binning(s, options);
+        st.tallies = sim::count_scenario(s, st.binning, options);
+        st.tallies.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        st.bounds = audit::audited_bounds(s);
+      } else {
+        sim::add_tallies(st.tallies, sim::count_scenario(s, st.binning, options));
+      }
+      const auto start = std::chrono::steady_clock::now();
+      st.estimates = estimate::estimate_scenario(s, st.selection, st.tallies, spec.seed);
+      st.estimates.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      auditor.add(s, st.bounds, st.estimates, describe_point(s), n);
+    }
+    counted = n;
+    verdicts = auditor.finish();
+    if (rounds.size() > 1) {
+      const auto open = std::count_if(verdicts.cells.begin(), verdicts.cells.end(),
+                                      [&](const audit::Cell& c) {
+                                        return !decided(c, args.decided_margin);
+                                      });
+      progress.note(fmt::format(
+          "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
+          "cells undecided",
+          looks, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
+      if (open == 0) {
+        stop = "decided";
+        break;
+      }
+    }
+  }
+  progress.finish();
 
   fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8}  {}\n", "#", "sweep point", "D: mean (std) th_0",
              "D': mean (std) th_0", "seconds",
              "R_alpha at alpha = 2, 10, larger direction (> P||P', < P'||P): exact | plug-in | "
              "lower bound");
-  // One family-wise level per run: the rigorous bounds' confidence (the same in every scenario).
-  audit::Auditor auditor(1.0 - spec.scenarios.front().estimate.confidence);
   for (const auto& s : spec.scenarios) {
-    progress.set_label(fmt::format("scenario {}/{}", s.index + 1, spec.scenarios.size()));
-    // Two phases: the pilot chooses the estimators' cells (selection), then every trajectory
-    // is counted through them inside the simulation loop.
-    auto run = estimate::run_scenario(s, {spec.seed, spec.trajectories, threads, &progress, {}});
-    const sim::ScenarioTallies& t = run.tallies;
-    estimate::ScenarioEstimates& e = run.estimates;
-    const audit::BoundTable bounds = audit::audited_bounds(s);
-    writer.add_scenario(s, t, e, bounds);
-    auditor.add(s, bounds, e, describe_point(s), spec.trajectories);
+    State& st = states[static_cast<std::size_t>(s.index)];
+    writer.add_scenario(s, st.tallies, st.estimates, st.bounds);
     const auto cell = [](const tally::Tally& x) {
       return fmt::format("{:.5g} ({:.4g})", x.mean()(0), std::sqrt(x.covariance()(0, 0)));
     };
-    fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8.2f}  {}\n", s.index, describe_point(s), cell(t.d),
-               cell(t.dprime), t.seconds, summary(e));
-    std::fflush(stdout);
+    fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8.2f}  {}\n", s.index, describe_point(s),
+               cell(st.tallies.d), cell(st.tallies.dprime), st.tallies.seconds,
+               summary(st.estimates));
   }
-  progress.finish();
-  const audit::AuditResult verdicts = auditor.finish();
   writer.add_audit(verdicts);
+  writer.add_outcome(counted, looks, static_cast<int>(rounds.size()), level_per_look, stop);
   writer.commit();
-  fmt::print("wrote {} ({} scenario(s), {} trajectories per dataset, {} thread(s))\n\n", out,
-             spec.scenarios.size(), spec.trajectories, threads);
+  fmt::print("wrote {} ({} scenario(s), {} trajectories per dataset, {} thread(s){})\n\n", out,
+             spec.scenarios.size(), counted, threads,
+             args.until_decided ? fmt::format("; {} look(s), stopped: {}", looks, stop) : "");
   print_audit_counts(verdicts);
   print_bound_table(verdicts);
   fmt::print("(rdpaudit check {} turns this into an exit status)\n", out);

@@ -40,6 +40,12 @@ void Progress::finish() {
   enabled_ = false;
 }
 
+void Progress::note(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::fprintf(stderr, "%s%s\n", tty_ && printed_ ? "\r\033[K" : "", line.c_str());
+  std::fflush(stderr);
+}
+
 void Progress::print(std::int64_t done, bool final_line) {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();

@@ -106,7 +106,6 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   root.attr("config_text", spec.config_text);
   root.attr("config_sha256", spec.config_sha256);
   root.attr("seed", static_cast<std::uint64_t>(spec.seed));
-  root.attr("trajectories", static_cast<std::int64_t>(spec.trajectories));
   root.attr("sweep_mode", spec.sweep_mode);
   root.attr("swept_keys", spec.swept_keys);
   root.attr("scenario_count", static_cast<std::int64_t>(spec.scenarios.size()));
@@ -339,6 +338,17 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
   write_estimates(g.create_group("estimates"), s, est);
   write_bounds(g.create_group("bounds"), bounds, s.data.adjacency);
+}
+
+void ResultsWriter::add_outcome(std::int64_t counted, int looks, int looks_planned,
+                                double level_per_look, const std::string& stop_reason) {
+  const Group& root = file_.root();
+  root.attr("trajectories", counted);
+  root.attr("first_round_trajectories", trajectories_);
+  root.attr("looks", static_cast<std::int64_t>(looks));
+  root.attr("looks_planned", static_cast<std::int64_t>(looks_planned));
+  root.attr("level_per_look", level_per_look);
+  root.attr("stop_reason", stop_reason);
 }
 
 void ResultsWriter::commit() {

@@ -409,10 +409,13 @@ namespace {
 tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const SimOptions& opt,
                          Dataset dataset) {
   const std::int64_t m = opt.trajectories;
+  const std::int64_t id0 = opt.first;  // trajectory ids id0 ... id0 + m - 1
   const int d = s.dim;
-  // Raw last iterates only where the file asks for them (tally.raw_samples): the estimators
-  // count every trajectory in the binning's score cells instead.
-  tally::Tally result(binning, std::min<std::int64_t>(m, s.raw_cap));
+  // Raw last iterates only where the file asks for them (tally.raw_samples), of the first
+  // trajectories (ids below the cap): the estimators count every trajectory in the binning's
+  // score cells instead.
+  tally::Tally result(binning,
+                      std::clamp<std::int64_t>(std::min(s.raw_cap, id0 + m) - id0, 0, m));
   result.raw.assign(static_cast<std::size_t>(result.raw_cap) * d, 0.0);
 
   const std::int64_t chunk = chunk_size(m);
@@ -425,14 +428,14 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
   // The smallest trajectory id whose last iterate is not finite (a diverged run): never
   // binned; chunks past it are skipped, those before it still run, so the id reported does
   // not depend on the threads.
-  std::atomic<std::int64_t> first_diverged{m};
+  std::atomic<std::int64_t> first_diverged{id0 + m};
   with_runner(s, rec.view, order, opt.seed, dataset, [&](const auto& runner) {
 #pragma omp parallel num_threads(thread_count(opt.threads))
     {
       tally::Tally local(binning, 0);
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t c = 0; c < chunks; ++c) {
-        const std::int64_t begin = c * chunk, end = std::min(m, begin + chunk);
+        const std::int64_t begin = id0 + c * chunk, end = std::min(id0 + m, begin + chunk);
         if (begin > first_diverged.load(std::memory_order_relaxed)) continue;
         auto& moments = chunk_moments[static_cast<std::size_t>(c)];
         using Runner = std::decay_t<decltype(runner)>;
@@ -449,7 +452,8 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
             }
             local.add_to_histograms(theta);
             moments.add(theta, binning.shift);
-            if (j < result.raw_cap) std::copy(theta, theta + d, result.raw.begin() + j * d);
+            if (j - id0 < result.raw_cap)
+              std::copy(theta, theta + d, result.raw.begin() + (j - id0) * d);
           }
         }
         if (opt.progress) opt.progress->advance((end - begin) * s.steps);
@@ -457,7 +461,8 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 #pragma omp critical(rdpaudit_merge_histograms)
       result.merge_histograms(local);  // integer counts: the merge order does not matter
     }
-    if (first_diverged.load() < m) report_divergence(s, runner, dataset, first_diverged.load());
+    if (first_diverged.load() < id0 + m)
+      report_divergence(s, runner, dataset, first_diverged.load());
   });
   // Floating-point sums are combined in chunk order, never in thread order.
   for (const auto& cm : chunk_moments) result.moments.merge(cm);
@@ -466,8 +471,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
 
 }  // namespace
 
-ScenarioTallies simulate_scenario(const Scenario& s, const SimOptions& opt) {
-  const auto start = std::chrono::steady_clock::now();
+tally::Binning prepare_binning(const Scenario& s, const SimOptions& opt) {
   const int threads = thread_count(opt.threads);
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
@@ -484,10 +488,33 @@ ScenarioTallies simulate_scenario(const Scenario& s, const SimOptions& opt) {
   tally::Binning counted = binning;
   if (opt.select) opt.select(pilot_d, pilot_p, counted);
   if (opt.progress) opt.progress->advance(2 * pilot * s.steps);
+  return counted;
+}
 
+ScenarioTallies count_scenario(const Scenario& s, const tally::Binning& binning,
+                               const SimOptions& opt) {
+  const auto start = std::chrono::steady_clock::now();
   ScenarioTallies out;
-  out.d = run_dataset(s, counted, opt, kD);
-  out.dprime = run_dataset(s, counted, opt, kDPrime);
+  out.d = run_dataset(s, binning, opt, kD);
+  out.dprime = run_dataset(s, binning, opt, kDPrime);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+void add_tallies(ScenarioTallies& into, const ScenarioTallies& more) {
+  for (auto [a, b] : {std::pair{&into.d, &more.d}, {&into.dprime, &more.dprime}}) {
+    a->merge_histograms(*b);
+    a->moments.merge(b->moments);
+    a->raw.insert(a->raw.end(), b->raw.begin(), b->raw.end());
+    a->raw_cap += b->raw_cap;
+  }
+  into.seconds += more.seconds;
+}
+
+ScenarioTallies simulate_scenario(const Scenario& s, const SimOptions& opt) {
+  const auto start = std::chrono::steady_clock::now();
+  const tally::Binning binning = prepare_binning(s, opt);
+  ScenarioTallies out = count_scenario(s, binning, opt);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

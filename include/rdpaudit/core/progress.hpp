@@ -20,6 +20,8 @@ class Progress {
   /// Thread-safe; prints at most every half second (terminal) or every 10 % (lines).
   void advance(std::int64_t units);
   void finish();
+  /// One line of news (e.g. a sequential audit's look) on stderr, between progress lines.
+  void note(const std::string& line);
 
  private:
   void print(std::int64_t done, bool final_line);

@@ -30,6 +30,10 @@ class ResultsWriter {
                     const estimate::ScenarioEstimates& e, const audit::BoundTable& bounds);
   /// The run's verdicts (/audit), written once after the last scenario.
   void add_audit(const audit::AuditResult& a);
+  /// How the run ended: trajectories counted per dataset and scenario, the looks of a
+  /// sequential run (1 otherwise) and why it stopped ("single run", "decided", "budget").
+  void add_outcome(std::int64_t counted, int looks, int looks_planned, double level_per_look,
+                   const std::string& stop_reason);
   void commit();
 
  private:

@@ -24,6 +24,7 @@ struct SimOptions {
   std::function<void(const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime,
                      tally::Binning& binning)>
       select;
+  std::int64_t first = 0;  ///< first trajectory id counted (count_scenario)
 };
 
 /// Dataset ids in the stream address. Pilot runs use their own ids, hence independent
@@ -40,6 +41,18 @@ struct ScenarioTallies {
   tally::Tally d, dprime;
   double seconds = 0;
 };
+
+/// The pilot of a scenario and the binning it places (plot histograms, then opt.select adds
+/// the estimators' score cells).
+tally::Binning prepare_binning(const config::Scenario& s, const SimOptions& options);
+
+/// Trajectories opt.first ... opt.first + opt.trajectories - 1 of D and of D' counted into
+/// `binning` (the tally.raw_samples first ids among them kept raw).
+ScenarioTallies count_scenario(const config::Scenario& s, const tally::Binning& binning,
+                               const SimOptions& options);
+
+/// Adds the tallies of more trajectories (counts, moments, raw rows) to `into`.
+void add_tallies(ScenarioTallies& into, const ScenarioTallies& more);
 
 /// Pilot trajectories per dataset: tally.pilot_trajectories, or estimate.pilot when larger
 /// and estimation is on (one pilot serves the plot histograms and the selection phase).
