@@ -229,3 +229,34 @@ TEST_CASE("exact: invalid input is refused with the key named", "[estimate][exac
     CHECK(e.reason.find("max_points") != std::string::npos);
   }
 }
+
+TEST_CASE("exact: Gaussians of different variances (component scales) equal the closed form",
+          "[estimate][exact]") {
+  // R_alpha(N(m1, v1) || N(m2, v2)) = log(s2/s1) + log(v2 / v_a) / (2(alpha-1))
+  //   + alpha (m1 - m2)^2 / (2 v_a),  v_a = alpha v2 + (1 - alpha) v1 > 0  (Gil et al. 2013)
+  const auto closed = [](double m1, double v1, double m2, double v2, double a) {
+    const double va = a * v2 + (1.0 - a) * v1;
+    return 0.5 * std::log(v2 / v1) + std::log(v2 / va) / (2.0 * (a - 1.0)) +
+           a * (m1 - m2) * (m1 - m2) / (2.0 * va);
+  };
+  GaussianMixture p = gaussian({0.3}, {2.0}), q = gaussian({-0.2}, {2.0});
+  p.scales = {0.8};  // variance 1.6
+  q.scales = {1.0};  // variance 2.0
+  // v_a > 0 forward for alpha < 10, backward for alpha < 5: R(P'||P) is infinite at 9.
+  const std::vector<double> alphas = {1.1, 2.0, 4.5, 9.0};
+  const auto est = exact_renyi(p, q, alphas);
+  for (double a : alphas) {
+    INFO("alpha " << a);
+    CHECK(find(est, a, kForward).value == Approx(closed(0.3, 1.6, -0.2, 2.0, a)).epsilon(kRel));
+    if (a < 5.0) {
+      CHECK(find(est, a, kBackward).value == Approx(closed(-0.2, 2.0, 0.3, 1.6, a)).epsilon(kRel));
+    } else {
+      CHECK(!find(est, a, kBackward).informative);  // never a finite number for +infinity
+    }
+  }
+  GaussianMixture bad = p;
+  bad.scales = {0.0};
+  CHECK_THROWS_WITH(exact_renyi(bad, q, alphas), Catch::Contains("exact.p.scales[0]"));
+  bad.scales = {1.0, 2.0};
+  CHECK_THROWS_WITH(exact_renyi(bad, q, alphas), Catch::Contains("exact.p.scales"));
+}
