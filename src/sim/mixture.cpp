@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "rdpaudit/rng/philox.hpp"
@@ -13,12 +14,6 @@ namespace rdpaudit::sim {
 using config::BatchScheme;
 
 namespace {
-
-Eigen::MatrixXd records(const config::Scenario& s, bool prime) {
-  Eigen::MatrixXd x = s.data.points;
-  if (prime) x.row(s.data.differing_index) = s.data.replacement.transpose();
-  return x;
-}
 
 // The conditional law of theta_T given one batch schedule, under D and D' at once (the
 // schedule does not depend on the data): mean a_T(... a_1 m0 + c S_1 ...) + c S_T and
@@ -95,6 +90,56 @@ LastIterateMixture enumerate_partition(const config::Scenario& s, bool prime) {
   return out;
 }
 
+// Poisson at T = 1 when all other records are equal (x_o): the law depends on the pattern only
+// through I = 1[i0 in B] ~ Bernoulli(q) and the number k ~ Binomial(n - 1, q) of other records
+// in the batch, independent: theta_1 ~ N(a m0 + c (k x_o + I x_i0), a^2 s0^2 + s^2) with
+// a = 1 - c (k + I), c = eta lambda / (q n). Components with equal means and variances (e.g.
+// m0 = 0, s0 = 0, x_o = 0: the two of the sampled Gaussian mechanism) are merged.
+void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d,
+                                LastIterateMixture& dprime) {
+  const int n = s.n(), i0 = s.data.differing_index;
+  const double q = s.sampling_rate, c = s.eta * s.lambda / (q * n);
+  const Eigen::VectorXd xo = n > 1 ? Eigen::VectorXd(s.data.points.row(i0 == 0 ? 1 : 0).transpose())
+                                   : Eigen::VectorXd::Zero(s.dim);
+  const Eigen::VectorXd xd = s.data.points.row(i0).transpose();
+  std::map<std::pair<std::vector<double>, double>, std::size_t> seen[2];
+  for (LastIterateMixture* m : {&d, &dprime}) {
+    m->dim = s.dim;
+    m->exact = true;
+    m->how = "enumerated: Poisson, one step (differing record in or out, others counted)";
+  }
+  for (int k = 0; k < n; ++k) {
+    // log C(n-1, k) q^k (1-q)^(n-1-k); q >= 1 includes every record (batches.hpp).
+    double log_w = std::lgamma(n + 0.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 0.0);
+    if (q >= 1.0) {
+      if (k != n - 1) continue;
+      log_w = 0.0;
+    } else {
+      log_w += k * std::log(q) + (n - 1 - k) * std::log1p(-q);
+    }
+    for (int in = 0; in <= 1; ++in) {
+      const double w = std::exp(log_w + (q >= 1.0 ? 0.0 : in ? std::log(q) : std::log1p(-q)));
+      if (!(w > 0.0) || (q >= 1.0 && in == 0)) continue;
+      const double a = 1.0 - c * (k + in);
+      const double var = a * a * s.init_std * s.init_std + s.step_std * s.step_std;
+      for (int prime = 0; prime <= 1; ++prime) {
+        const Eigen::VectorXd x = prime ? s.data.replacement : xd;
+        const Eigen::VectorXd mu = a * s.init_mean + c * (k * xo + in * x);
+        LastIterateMixture& m = prime ? dprime : d;
+        std::vector<double> key(mu.data(), mu.data() + s.dim);
+        const auto [it, fresh] = seen[prime].try_emplace({key, var}, m.weights.size());
+        if (fresh) {
+          m.weights.push_back(w);
+          m.means.insert(m.means.end(), key.begin(), key.end());
+          m.scales.push_back(var);
+        } else {
+          m.weights[it->second] += w;
+        }
+      }
+    }
+  }
+}
+
 // `patterns` schedules from streams of their own (dataset id 4, independent of the simulated
 // trajectories); schedule k gives component k of D and of D'.
 void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns,
@@ -102,7 +147,7 @@ void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns
   const bool deterministic =
       s.scheme == BatchScheme::kFixedOrder || s.scheme == BatchScheme::kFullBatch;
   const int count = deterministic ? 1 : patterns;
-  const Eigen::MatrixXd x = records(s, false);
+  const Eigen::MatrixXd& x = s.data.points;  // D; D' differs in row i0 (pattern_law)
   const auto order = fixed_order(s);
   for (LastIterateMixture* m : {&d, &dprime}) {
     m->dim = s.dim;
@@ -149,10 +194,6 @@ std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario
     why = "the iterates are projected (the update is not affine)";
     return std::nullopt;
   }
-  if (s.scheme == BatchScheme::kPoisson) {
-    why = "Poisson batches have a random size, so the covariance depends on the pattern";
-    return std::nullopt;
-  }
   MixturePair out;
   if (s.scheme == BatchScheme::kShufflePartition && others_identical(s)) {
     const double a = 1.0 - s.eta * s.lambda;
@@ -163,7 +204,11 @@ std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario
     out.d.variance = out.dprime.variance = var;
     return out;
   }
-  sample_patterns(s, seed, patterns, out.d, out.dprime);
+  if (s.scheme == BatchScheme::kPoisson && s.steps == 1 && others_identical(s)) {
+    enumerate_poisson_one_step(s, out.d, out.dprime);
+  } else {
+    sample_patterns(s, seed, patterns, out.d, out.dprime);
+  }
   set_variances(out.d);
   set_variances(out.dprime);
   return out;

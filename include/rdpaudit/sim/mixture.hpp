@@ -32,9 +32,9 @@ struct MixturePair {
 };
 
 /// The mixtures of D and D', or nullopt with `why` set when the scenario has no such form
-/// (another loss, a projection, Poisson batches). Patterns are enumerated when the batch of
-/// the differing record is all that matters (all other records equal: shuffle and partition)
-/// or the schedule is deterministic
+/// (another loss, a projection). Patterns are enumerated when the batch of the differing
+/// record is all that matters (all other records equal: shuffle and partition; Poisson at
+/// T = 1, over the number of other records in the batch) or the schedule is deterministic
 /// (fixed order, full batch), and otherwise sampled: `patterns` independent schedules from
 /// streams of their own, schedule k giving component k of both D and D' (the pattern is
 /// drawn independently of the data), so the components pair up for the pattern-sampling
