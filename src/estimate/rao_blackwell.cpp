@@ -42,8 +42,8 @@ void combine_groups(const std::vector<std::vector<double>>& group, int skip,
 std::string interval_text(const RaoBlackwellOptions& o, int groups, std::size_t patterns) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "pattern-sampling confidence interval %g %% (approximate: jackknife over %d "
-                "groups of %zu sampled patterns, Student t); not a bracket",
+                "pattern-sampling confidence interval %g %% (approximate: jackknife, %d "
+                "groups of the %zu sampled patterns, Student t); not a bracket",
                 100.0 * o.confidence, groups, patterns);
   return buf;
 }
