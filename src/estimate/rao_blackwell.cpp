@@ -172,7 +172,7 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
     // the value jumps with the rare patterns a group holds and the ratio grows (0.2-0.5
     // where coverage collapsed). No interval is claimed there.
     const double bias = (groups - 1.0) * (mean - full.value);
-    if (std::abs(bias) > options.max_bias_ratio * se) {
+    if (std::abs(bias) > options.max_bias_ratio * se + full.error) {  // not rounding noise
       e.lower = 0.0;
       e.upper = std::numeric_limits<double>::infinity();
       char buf[256];
