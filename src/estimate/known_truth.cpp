@@ -69,4 +69,15 @@ MixturePair quadratic_loss_last_iterate(const QuadraticLossSetting& s) {
   return out;
 }
 
+GaussianMixture to_gaussian_mixture(const sim::LastIterateMixture& m) {
+  GaussianMixture g;
+  g.dim = static_cast<std::size_t>(m.dim);
+  g.weights = m.weights;
+  g.means = m.means;
+  g.scales = m.scales;
+  g.covariance.assign(g.dim * g.dim, 0.0);
+  for (std::size_t k = 0; k < g.dim; ++k) g.covariance[k * g.dim + k] = m.variance;
+  return g;
+}
+
 }  // namespace rdpaudit::estimate

@@ -3,24 +3,12 @@
 #include <chrono>
 
 #include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/estimate/rao_blackwell.hpp"
 #include "rdpaudit/rng/philox.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 namespace rdpaudit::estimate {
-
-namespace {
-
-GaussianMixture to_mixture(const sim::LastIterateMixture& m) {
-  GaussianMixture g;
-  g.dim = static_cast<std::size_t>(m.dim);
-  g.weights = m.weights;
-  g.means = m.means;
-  g.covariance.assign(g.dim * g.dim, 0.0);
-  for (std::size_t k = 0; k < g.dim; ++k) g.covariance[k * g.dim + k] = m.variance;
-  return g;
-}
-
-}  // namespace
 
 namespace {
 
@@ -107,8 +95,14 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
   if (mix && s.dim <= 2) {
     const bool exact = mix->d.exact && mix->dprime.exact;
     out.mixture = mix->dprime.how;
-    auto values = exact_renyi(to_mixture(mix->d), to_mixture(mix->dprime), out.alphas, {},
-                              exact ? "exact-quadrature" : "rao-blackwell");
+    const GaussianMixture law = to_gaussian_mixture(mix->d),
+                          law_prime = to_gaussian_mixture(mix->dprime);
+    // Sampled patterns: an approximate interval for the pattern-sampling error, never a
+    // bracket (the audit decides with certainty only from "exact-quadrature" rows).
+    RaoBlackwellOptions rb;
+    rb.confidence = spec.confidence;
+    auto values = exact ? exact_renyi(law, law_prime, out.alphas)
+                        : rao_blackwell_renyi(law, law_prime, out.alphas, rb);
     out.estimates.insert(out.estimates.end(), values.begin(), values.end());
   } else {
     out.mixture = mix ? "none: quadrature is for d <= 2" : "none: " + why;

@@ -1,6 +1,9 @@
 #include "rdpaudit/sim/mixture.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "rdpaudit/rng/philox.hpp"
 #include "rdpaudit/sim/batches.hpp"
@@ -12,25 +15,40 @@ using config::BatchScheme;
 
 namespace {
 
-Eigen::MatrixXd records(const config::Scenario& s, bool prime) {
-  Eigen::MatrixXd x = s.data.points;
-  if (prime) x.row(s.data.differing_index) = s.data.replacement.transpose();
-  return x;
-}
+// The conditional law of theta_T given one batch schedule, under D and D' at once (the
+// schedule does not depend on the data): mean a_T(... a_1 m0 + c S_1 ...) + c S_T and
+// variance a_T^2(... a_1^2 s0^2 + s^2 ...) + s^2, with a_t = 1 - eta lambda |B_t| / N,
+// c = eta lambda / N and S_t the sum of the batch's records (the simulator's update,
+// simulate.cpp with QuadraticLoss::add_gradient_from_sum).
+struct PatternLaw {
+  Eigen::VectorXd mean_d, mean_dprime;
+  double variance = 0;
+};
 
-// a^T m0 + sum_t a^(T-1-t) (eta lambda / b) sum_{B_t} x for one batch schedule.
-Eigen::VectorXd pattern_mean(const config::Scenario& s, const Eigen::MatrixXd& x,
-                             BatchSchedule& batches) {
-  const double a = 1.0 - s.eta * s.lambda, c = s.eta * s.lambda / s.batch_size;
-  Eigen::VectorXd mu = s.init_mean;
+PatternLaw pattern_law(const config::Scenario& s, const Eigen::MatrixXd& x,
+                       BatchSchedule& batches) {
+  const bool poisson = s.scheme == BatchScheme::kPoisson;
+  const double el = s.eta * s.lambda, c = el * batches.inverse_normaliser();
+  const int i0 = s.data.differing_index;
+  const Eigen::VectorXd shift = s.data.replacement - x.row(i0).transpose();
+  PatternLaw out{s.init_mean, s.init_mean, s.init_std * s.init_std};
   for (long t = 0; t < s.steps; ++t) {
     int count = 0;
     const int* idx = batches.next(count);
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(s.dim);
-    for (int m = 0; m < count; ++m) sum += x.row(idx[m]).transpose();
-    mu = a * mu + c * sum;
+    bool holds_i0 = false;
+    for (int m = 0; m < count; ++m) {
+      sum += x.row(idx[m]).transpose();
+      holds_i0 = holds_i0 || idx[m] == i0;
+    }
+    // Fixed batch size: a = 1 - eta lambda exactly (b / b), as in the closed form.
+    const double a = poisson ? 1.0 - c * count : 1.0 - el;
+    out.mean_d = a * out.mean_d + c * sum;
+    out.mean_dprime = a * out.mean_dprime + c * sum;
+    if (holds_i0) out.mean_dprime += c * shift;
+    out.variance = a * a * out.variance + s.step_std * s.step_std;
   }
-  return mu;
+  return out;
 }
 
 bool others_identical(const config::Scenario& s) {
@@ -72,28 +90,95 @@ LastIterateMixture enumerate_partition(const config::Scenario& s, bool prime) {
   return out;
 }
 
-LastIterateMixture sample_patterns(const config::Scenario& s, bool prime, std::uint64_t seed,
-                                   int patterns) {
+// Poisson at T = 1 when all other records are equal (x_o): the law depends on the pattern only
+// through I = 1[i0 in B] ~ Bernoulli(q) and the number k ~ Binomial(n - 1, q) of other records
+// in the batch, independent: theta_1 ~ N(a m0 + c (k x_o + I x_i0), a^2 s0^2 + s^2) with
+// a = 1 - c (k + I), c = eta lambda / (q n). Components with equal means and variances (e.g.
+// m0 = 0, s0 = 0, x_o = 0: the two of the sampled Gaussian mechanism) are merged.
+void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d,
+                                LastIterateMixture& dprime) {
+  const int n = s.n(), i0 = s.data.differing_index;
+  const double q = s.sampling_rate, c = s.eta * s.lambda / (q * n);
+  const Eigen::VectorXd xo = n > 1 ? Eigen::VectorXd(s.data.points.row(i0 == 0 ? 1 : 0).transpose())
+                                   : Eigen::VectorXd::Zero(s.dim);
+  const Eigen::VectorXd xd = s.data.points.row(i0).transpose();
+  std::map<std::pair<std::vector<double>, double>, std::size_t> seen[2];
+  for (LastIterateMixture* m : {&d, &dprime}) {
+    m->dim = s.dim;
+    m->exact = true;
+    m->how = "enumerated: Poisson, one step (differing record in or out, others counted)";
+  }
+  for (int k = 0; k < n; ++k) {
+    // log C(n-1, k) q^k (1-q)^(n-1-k); q >= 1 includes every record (batches.hpp).
+    double log_w = std::lgamma(n + 0.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 0.0);
+    if (q >= 1.0) {
+      if (k != n - 1) continue;
+      log_w = 0.0;
+    } else {
+      log_w += k * std::log(q) + (n - 1 - k) * std::log1p(-q);
+    }
+    for (int in = 0; in <= 1; ++in) {
+      const double w = std::exp(log_w + (q >= 1.0 ? 0.0 : in ? std::log(q) : std::log1p(-q)));
+      if (!(w > 0.0) || (q >= 1.0 && in == 0)) continue;
+      const double a = 1.0 - c * (k + in);
+      const double var = a * a * s.init_std * s.init_std + s.step_std * s.step_std;
+      for (int prime = 0; prime <= 1; ++prime) {
+        const Eigen::VectorXd x = prime ? s.data.replacement : xd;
+        const Eigen::VectorXd mu = a * s.init_mean + c * (k * xo + in * x);
+        LastIterateMixture& m = prime ? dprime : d;
+        std::vector<double> key(mu.data(), mu.data() + s.dim);
+        const auto [it, fresh] = seen[prime].try_emplace({key, var}, m.weights.size());
+        if (fresh) {
+          m.weights.push_back(w);
+          m.means.insert(m.means.end(), key.begin(), key.end());
+          m.scales.push_back(var);
+        } else {
+          m.weights[it->second] += w;
+        }
+      }
+    }
+  }
+}
+
+// `patterns` schedules from streams of their own (dataset id 4, independent of the simulated
+// trajectories); schedule k gives component k of D and of D'.
+void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns,
+                     LastIterateMixture& d, LastIterateMixture& dprime) {
   const bool deterministic =
       s.scheme == BatchScheme::kFixedOrder || s.scheme == BatchScheme::kFullBatch;
   const int count = deterministic ? 1 : patterns;
-  const Eigen::MatrixXd x = records(s, prime);
+  const Eigen::MatrixXd& x = s.data.points;  // D; D' differs in row i0 (pattern_law)
   const auto order = fixed_order(s);
-  LastIterateMixture out;
-  out.dim = s.dim;
-  out.exact = deterministic;
-  out.how = deterministic ? "deterministic schedule"
-                          : std::to_string(count) + " sampled schedules (Rao-Blackwellised)";
+  for (LastIterateMixture* m : {&d, &dprime}) {
+    m->dim = s.dim;
+    m->exact = deterministic;
+    m->how = deterministic ? "deterministic schedule"
+                           : std::to_string(count) + " sampled schedules (Rao-Blackwellised)";
+  }
   for (int k = 0; k < count; ++k) {
-    // Streams of their own (dataset ids 4, 5), independent of the simulated trajectories.
-    rng::Stream stream({seed, static_cast<std::uint32_t>(s.index), prime ? 5u : 4u,
+    rng::Stream stream({seed, static_cast<std::uint32_t>(s.index), 4u,
                         static_cast<std::uint64_t>(k), rng::Purpose::kBatch});
     BatchSchedule batches(s, order, stream);
-    const Eigen::VectorXd mu = pattern_mean(s, x, batches);
-    out.weights.push_back(1.0);
-    out.means.insert(out.means.end(), mu.data(), mu.data() + s.dim);
+    const PatternLaw law = pattern_law(s, x, batches);
+    for (LastIterateMixture* m : {&d, &dprime}) {
+      const Eigen::VectorXd& mu = m == &d ? law.mean_d : law.mean_dprime;
+      m->weights.push_back(1.0);
+      m->means.insert(m->means.end(), mu.data(), mu.data() + s.dim);
+      m->scales.push_back(law.variance);
+    }
   }
-  return out;
+}
+
+// Turns the components' variances (held in `scales`) into variance * scales[k] with the
+// largest scale 1, or a common variance with no scales where they are all equal.
+void set_variances(LastIterateMixture& m) {
+  const double top = *std::max_element(m.scales.begin(), m.scales.end());
+  m.variance = top;
+  if (std::all_of(m.scales.begin(), m.scales.end(), [&](double v) { return v == top; })) {
+    m.scales.clear();
+    return;
+  }
+  for (double& v : m.scales) v /= top;
 }
 
 }  // namespace
@@ -109,21 +194,23 @@ std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario
     why = "the iterates are projected (the update is not affine)";
     return std::nullopt;
   }
-  if (s.scheme == BatchScheme::kPoisson) {
-    why = "Poisson batches have a random size, so the covariance depends on the pattern";
-    return std::nullopt;
-  }
   MixturePair out;
-  const double a = 1.0 - s.eta * s.lambda;
-  double var = std::pow(a, 2.0 * s.steps) * s.init_std * s.init_std;
-  for (long t = 0; t < s.steps; ++t) var += s.step_std * s.step_std * std::pow(a, 2.0 * t);
-  const bool enumerate = s.scheme == BatchScheme::kShufflePartition && others_identical(s);
-  for (bool prime : {false, true}) {
-    LastIterateMixture m =
-        enumerate ? enumerate_partition(s, prime) : sample_patterns(s, prime, seed, patterns);
-    m.variance = var;
-    (prime ? out.dprime : out.d) = std::move(m);
+  if (s.scheme == BatchScheme::kShufflePartition && others_identical(s)) {
+    const double a = 1.0 - s.eta * s.lambda;
+    double var = std::pow(a, 2.0 * s.steps) * s.init_std * s.init_std;
+    for (long t = 0; t < s.steps; ++t) var += s.step_std * s.step_std * std::pow(a, 2.0 * t);
+    out.d = enumerate_partition(s, false);
+    out.dprime = enumerate_partition(s, true);
+    out.d.variance = out.dprime.variance = var;
+    return out;
   }
+  if (s.scheme == BatchScheme::kPoisson && s.steps == 1 && others_identical(s)) {
+    enumerate_poisson_one_step(s, out.d, out.dprime);
+  } else {
+    sample_patterns(s, seed, patterns, out.d, out.dprime);
+  }
+  set_variances(out.d);
+  set_variances(out.dprime);
   return out;
 }
 

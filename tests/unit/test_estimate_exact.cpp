@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "rdpaudit/config/load.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/sim/mixture.hpp"
 
 using namespace rdpaudit::estimate;
 
@@ -30,6 +32,20 @@ GaussianMixture sgm_1d(double rate, double mu, double s) {
   g.means = {0.0, mu};
   g.covariance = {s * s};
   return g;
+}
+
+// One Poisson step of the quadratic loss on the worst-case pair (x_i = 0, x'_0 = x').
+rdpaudit::config::Scenario poisson_one_step(int n, int b, double eta, double xprime, double s,
+                                            double m0, double s0) {
+  const auto spec = rdpaudit::config::parse_experiment(
+      "[experiment]\nseed = 1\ntrajectories = 1000\n[model]\nloss = \"quadratic\"\nlambda = "
+      "1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = " +
+          std::to_string(n) + "\nsensitivity = " + std::to_string(xprime) +
+          "\n[training]\nscheme = \"poisson\"\neta = " + std::to_string(eta) + "\nbatch_size = " +
+          std::to_string(b) + "\nsteps = 1\n[noise]\nstep_std = " + std::to_string(s) +
+          "\n[init]\nmean = [" + std::to_string(m0) + "]\nstd = " + std::to_string(s0) + "\n",
+      "poisson.toml");
+  return spec.scenarios.at(0);
 }
 
 }  // namespace
@@ -227,5 +243,104 @@ TEST_CASE("exact: invalid input is refused with the key named", "[estimate][exac
        exact_renyi(gaussian({1.0}, {1.0}), gaussian({0.0}, {1.0}), {2.0}, tiny)) {
     CHECK_FALSE(e.informative);
     CHECK(e.reason.find("max_points") != std::string::npos);
+  }
+}
+
+TEST_CASE("exact: Gaussians of different variances (component scales) equal the closed form",
+          "[estimate][exact]") {
+  // R_alpha(N(m1, v1) || N(m2, v2)) = log(s2/s1) + log(v2 / v_a) / (2(alpha-1))
+  //   + alpha (m1 - m2)^2 / (2 v_a),  v_a = alpha v2 + (1 - alpha) v1 > 0  (Gil et al. 2013)
+  const auto closed = [](double m1, double v1, double m2, double v2, double a) {
+    const double va = a * v2 + (1.0 - a) * v1;
+    return 0.5 * std::log(v2 / v1) + std::log(v2 / va) / (2.0 * (a - 1.0)) +
+           a * (m1 - m2) * (m1 - m2) / (2.0 * va);
+  };
+  GaussianMixture p = gaussian({0.3}, {2.0}), q = gaussian({-0.2}, {2.0});
+  p.scales = {0.8};  // variance 1.6
+  q.scales = {1.0};  // variance 2.0
+  // v_a > 0 forward for alpha < 10, backward for alpha < 5: R(P'||P) is infinite at 9.
+  const std::vector<double> alphas = {1.1, 2.0, 4.5, 9.0};
+  const auto est = exact_renyi(p, q, alphas);
+  for (double a : alphas) {
+    INFO("alpha " << a);
+    CHECK(find(est, a, kForward).value == Approx(closed(0.3, 1.6, -0.2, 2.0, a)).epsilon(kRel));
+    if (a < 5.0) {
+      CHECK(find(est, a, kBackward).value == Approx(closed(-0.2, 2.0, 0.3, 1.6, a)).epsilon(kRel));
+    } else {
+      CHECK(!find(est, a, kBackward).informative);  // never a finite number for +infinity
+    }
+  }
+  GaussianMixture bad = p;
+  bad.scales = {0.0};
+  CHECK_THROWS_WITH(exact_renyi(bad, q, alphas), Catch::Contains("exact.p.scales[0]"));
+  bad.scales = {1.0, 2.0};
+  CHECK_THROWS_WITH(exact_renyi(bad, q, alphas), Catch::Contains("exact.p.scales"));
+}
+
+TEST_CASE("exact: Poisson at T = 1 with a random start against independent mpmath values",
+          "[estimate][exact][poisson]") {
+  // docs/studies/estimate_reference.md (python/studies/estimate_reference.py): n = 8,
+  // q = 2/8, eta = 0.3, lambda = 1, x' = 4, s = 0.5, theta_0 ~ N(0.5, 0.3^2). The batch size
+  // scales the start, so the components' variances differ; the script sums over all 2^8
+  // inclusion patterns, sim/mixture.cpp over (k others, i0 in or out).
+  struct Row {
+    double alpha, forward, backward;
+  };
+  const std::vector<Row> rows = {{1.1, 0.0394249577536895, 0.0471412994381907},
+                                 {2.0, 0.0638500433915758, 0.100120802636296},
+                                 {8.0, 0.150076185509336, 0.971821020700362},
+                                 {64.0, 0.272764214334148, 3.50714112475989}};
+  std::string why;
+  const auto mix = rdpaudit::sim::quadratic_last_iterate_mixture(
+      poisson_one_step(8, 2, 0.3, 4.0, 0.5, 0.5, 0.3), 1, 16, why);
+  REQUIRE(mix.has_value());
+  REQUIRE(mix->d.exact);
+  REQUIRE(mix->dprime.exact);
+  CHECK(mix->d.weights.size() == 9);        // batch sizes 0 .. 8 (every x = 0 under D)
+  CHECK(mix->dprime.weights.size() == 16);  // (k, I), k = 0 .. 7
+  CHECK(!mix->dprime.scales.empty());
+  std::vector<double> alphas;
+  for (const Row& r : rows) alphas.push_back(r.alpha);
+  const auto est =
+      exact_renyi(to_gaussian_mixture(mix->d), to_gaussian_mixture(mix->dprime), alphas);
+  for (const Row& r : rows) {
+    INFO("alpha " << r.alpha);
+    const Estimate& f = find(est, r.alpha, kForward);
+    const Estimate& b = find(est, r.alpha, kBackward);
+    CHECK(f.value == Approx(r.forward).epsilon(kRel));
+    CHECK(b.value == Approx(r.backward).epsilon(kRel));
+    CHECK(f.method == "exact-quadrature");
+    CHECK(f.upper - f.lower < 1e-9 * (1.0 + f.value));
+  }
+}
+
+TEST_CASE("exact: Poisson at T = 1 from a fixed start is the sampled Gaussian mechanism",
+          "[estimate][exact][poisson]") {
+  // Mironov, Talwar & Zhang (2019), Sec. 3.3: with theta_0 = 0 and x_i = 0 the start and the
+  // other records drop out, theta_1 = c x' I + s z with c = eta lambda / (q n), so
+  // P' = (1-q) N(0, s^2) + q N(c x', s^2) and P = N(0, s^2): R_alpha(P'||P) is the
+  // sampled Gaussian mechanism's at rate q and shift c x' / s.
+  struct Case {
+    int n, b;
+    double eta, xprime, s;
+  };
+  for (const Case& c :
+       {Case{10, 1, 0.5, 4.0, 2.0}, Case{50, 2, 0.02, 4.0, 0.4}, Case{20, 10, 0.4, 1.0, 0.1}}) {
+    std::string why;
+    const auto mix = rdpaudit::sim::quadratic_last_iterate_mixture(
+        poisson_one_step(c.n, c.b, c.eta, c.xprime, c.s, 0.0, 0.0), 1, 16, why);
+    REQUIRE(mix.has_value());
+    REQUIRE(mix->dprime.exact);
+    CHECK(mix->d.weights.size() == 1);       // merged: every pattern gives N(0, s^2)
+    CHECK(mix->dprime.weights.size() == 2);  // i0 out or in
+    const double q = double(c.b) / c.n, shift = c.eta * c.xprime / (q * c.n) / c.s;
+    const std::vector<double> alphas = {2.0, 3.0, 8.0, 16.0, 32.0, 64.0};
+    const auto est =
+        exact_renyi(to_gaussian_mixture(mix->d), to_gaussian_mixture(mix->dprime), alphas);
+    for (double a : alphas) {
+      INFO("n " << c.n << ", q " << q << ", shift " << shift << ", alpha " << a);
+      const double truth = sampled_gaussian_renyi(q, shift, static_cast<int>(a));
+      CHECK(find(est, a, kBackward).value == Approx(truth).epsilon(kRel));
+    }
   }
 }

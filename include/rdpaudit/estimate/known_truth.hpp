@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/sim/mixture.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -44,5 +45,9 @@ struct MixturePair {
   GaussianMixture q;  ///< law of theta_K under D'
 };
 MixturePair quadratic_loss_last_iterate(const QuadraticLossSetting& setting);
+
+/// The simulator's last-iterate mixture as a GaussianMixture (covariance variance * I, per
+/// component scales where the batch size is random).
+GaussianMixture to_gaussian_mixture(const sim::LastIterateMixture& m);
 
 }  // namespace rdpaudit::estimate
