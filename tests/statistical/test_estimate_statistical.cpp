@@ -35,13 +35,29 @@ const Estimate& truth_of(const std::vector<Estimate>& truth, const Estimate& e) 
 //    counts carry, not a defect, so those are held to the bias check only;
 //  * the plug-in is informative in every run up to alpha 12; at 16 the reach flag may fire,
 //    so at least 6 of the 8 runs must be informative there.
+//  * The Hoelder + Bernstein bound alone keeps >= 70 % in every run up to alpha 12, and at
+//    alpha 15 - 16 in at least 6 of the 8 runs of each direction; the audit's lower bound (the
+//    larger of the two rigorous bounds) keeps >= 70 % in every run up to 16. The per-run claim
+//    for the Bernstein bound alone at 15 - 16 held for the Philox streams of the 20-seed study
+//    but not for the generator that replaced them: with the same 10 % / 90 % split as before,
+//    2 of 8 seeds lose its single contrast at alpha 15 - 16 (0.0 - 0.53 of the truth), in the
+//    two-phase design 2 of 8 too (0.43 - 0.68); its test function chosen on the selection
+//    counts sometimes fails on evaluation there. The partition bound carries those orders.
 void check_at_ten_million(const std::string& name, bool per_run_up_to_8) {
   const testing::Case c = testing::known_truth_case(name);
   const std::vector<double> alphas = default_alpha_grid();
   const std::vector<Estimate> truth = exact_renyi(c.p, c.q, alphas);
   std::map<std::pair<double, int>, std::vector<double>> errors;
+  std::map<std::pair<double, int>, int> bernstein_short;  // runs below 70 % at alpha 15 - 16
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     const std::vector<Estimate> est = testing::run_replication(c, 10000000, seed, 90, alphas, 20);
+    std::map<std::pair<double, int>, double> best;  // the larger rigorous bound
+    for (const Estimate& e : est) {
+      if (e.method == "rigorous-cp" || e.method == "rigorous-bernstein") {
+        double& b = best[{e.alpha, e.direction}];
+        b = std::max(b, e.lower);
+      }
+    }
     for (const Estimate& e : est) {
       const double t = truth_of(truth, e).value;
       INFO(name << ", seed " << seed << ": " << e.method << ", alpha " << e.alpha << ", direction "
@@ -65,10 +81,16 @@ void check_at_ten_million(const std::string& name, bool per_run_up_to_8) {
       }
       if (e.method == "rigorous-bernstein") {
         CHECK(e.lower <= t);  // validity, as above
-        // Study: 0.85 - 0.98 of the truth at alpha <= 16 in every run of both cases.
-        if (e.alpha <= 16.0) CHECK(e.lower >= 0.70 * t);
+        if (e.alpha <= 12.0) CHECK(e.lower >= 0.70 * t);
+        if (e.alpha > 12.0 && e.alpha <= 16.0 && e.lower < 0.70 * t)
+          ++bernstein_short[{e.alpha, e.direction}];
+        if (e.alpha <= 16.0) CHECK(best.at({e.alpha, e.direction}) >= 0.70 * t);
       }
     }
+  }
+  for (const auto& [key, short_runs] : bernstein_short) {
+    INFO(name << ": rigorous-bernstein at alpha " << key.first << ", direction " << key.second);
+    CHECK(short_runs <= 2);
   }
   for (const auto& [key, err] : errors) {
     INFO(name << ": plug-in at alpha " << key.first << ", direction " << key.second << ", "
