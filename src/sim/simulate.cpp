@@ -140,7 +140,14 @@ class TrajectoryRunner {
     if constexpr (Loss::kSumOfRecords) {
       const bool partition = batches.front().is_partition();
       if (!watch && (!partition || m * d <= kMaxCachedSums)) {
-        run_by_sums(lanes, partition, batches, noise, theta);
+        // One instantiation per way of forming the batch, so each loop holds only its own.
+        if (partition) {
+          run_by_sums<kPartition>(lanes, batches, noise, theta);
+        } else if (batches.front().samples_without_replacement()) {
+          run_by_sums<kSubset>(lanes, batches, noise, theta);
+        } else {
+          run_by_sums<kPerStep>(lanes, batches, noise, theta);
+        }
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
       }
@@ -177,15 +184,18 @@ class TrajectoryRunner {
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
-  void run_by_sums(int lanes, bool partition, std::vector<BatchSchedule>& batches,
-                   std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
+  enum BatchForm { kPartition, kSubset, kPerStep };
+  template <BatchForm kForm>
+  void run_by_sums(int lanes, std::vector<BatchSchedule>& batches, std::vector<rng::Stream>& noise,
+                   double (*theta)[Loss::d]) const {
+    constexpr bool partition = kForm == kPartition, subset = kForm == kSubset;
     constexpr int d = Loss::d;
     const long m = partition ? batches.front().batches_per_epoch() : 1;
     const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
     alignas(64) double z[kNoiseSteps * d][kLanes] = {};
-    const bool subset = batches.front().samples_without_replacement();
+    constexpr bool fixed_size = partition || subset;
     int size[kLanes] = {};  // records in each lane's batch of this step
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
@@ -200,9 +210,9 @@ class TrajectoryRunner {
     for (long t = 0; t < s_.steps; ++t) {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
-      if (subset) {
+      if constexpr (subset) {
         for (int w = 0; w < lanes; ++w) store_sum(0, w, batches[w].next_subset(), size[w]);
-      } else if (!partition) {
+      } else if constexpr (!partition) {
         for (int w = 0; w < lanes; ++w) {
           const int* idx = batches[w].next(size[w]);
           store_sum(0, w, idx, size[w]);
@@ -216,15 +226,24 @@ class TrajectoryRunner {
         }
       }
       const double* batch_sum = sums.data() + pos * d * kLanes;
-      for (int k = 0; k < d; ++k) {
-        for (int w = 0; w < kLanes; ++w) {
-          // add_gradient_from_sum adds g to 0, which changes only the sign of a zero g; that
-          // cannot change theta + (z - eta * g) unless z and theta are zeros as well. So the
-          // numbers are the same, with one addition less in the chain through theta.
-          const double g = loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w],
-                                                              size[w], inv_norm);
-          th[k][w] += z[c * d + k][w] - eta * g;
+      // Two instantiations: one batch size for every lane (a constant in the loop) or one
+      // per lane (Poisson).
+      const auto step = [&](const auto& size_of) {
+        for (int k = 0; k < d; ++k) {
+          for (int w = 0; w < kLanes; ++w) {
+            // add_gradient_from_sum adds g to 0, which changes only the sign of a zero g; that
+            // cannot change theta + (z - eta * g) unless z and theta are zeros as well. So the
+            // numbers are the same, with one addition less in the chain through theta.
+            const double g = loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w],
+                                                                size_of(w), inv_norm);
+            th[k][w] += z[c * d + k][w] - eta * g;
+          }
         }
+      };
+      if constexpr (fixed_size) {
+        step([count = size[0]](int) { return count; });
+      } else {
+        step([&size](int w) { return size[w]; });
       }
       if (project_) {
         for (int w = 0; w < lanes; ++w) {
@@ -234,7 +253,9 @@ class TrajectoryRunner {
           for (int k = 0; k < d; ++k) th[k][w] = v[k];
         }
       }
-      if (partition && ++pos == m) pos = 0;
+      if constexpr (partition) {
+        if (++pos == m) pos = 0;
+      }
     }
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];
