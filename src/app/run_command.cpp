@@ -2,10 +2,10 @@
 #include <fmt/core.h>
 #include <omp.h>
 
-#include <cmath>
-#include <cstdio>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "commands.hpp"
@@ -43,15 +43,16 @@ std::string summary(const estimate::ScenarioEstimates& e) {
       if (std::fabs(x.alpha - a) > 1e-9) continue;
       Column& c = col[x.direction == estimate::kForward ? 0 : 1];
       const std::string v = x.informative ? fmt::format("{:.4g}", x.value) : "n/i";
-      if (x.method == "exact-quadrature" || x.method == "rao-blackwell") {
-        c.exact = v;
+      const config::RowKind kind = config::row_kind(x.method);
+      if (kind.method == config::Method::kExact) {  // exact, or Rao-Blackwell marked ~
+        c.exact = (kind.role == config::MethodRole::kExact || !x.informative ? "" : "~") + v;
         if (x.informative) c.point = x.value;
       }
-      if (x.method == "histogram-plugin" || x.method == "logistic-ratio/histogram-plugin") {
+      if (kind.point_preference == 2 || kind.point_preference == 3) {  // identity or logistic
         c.plug = v;
         if (x.informative && std::isnan(c.point)) c.point = x.value;
       }
-      if (x.method.find("rigorous-") != std::string::npos) {
+      if (kind.role == config::MethodRole::kRigorous) {
         if (x.informative && (c.low == "-" || c.low == "n/i" || x.lower > c.best_lower)) {
           c.best_lower = x.lower;
           c.low = fmt::format("{:.4g}", x.lower);
@@ -75,7 +76,8 @@ std::string summary(const estimate::ScenarioEstimates& e) {
 std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
   std::vector<std::int64_t> n{first};
   if (!args.until_decided) return n;
-  while (n.back() < args.max_trajectories) n.push_back(std::min(2 * n.back(), args.max_trajectories));
+  while (n.back() < args.max_trajectories)
+    n.push_back(std::min(2 * n.back(), args.max_trajectories));
   return n;
 }
 
@@ -103,9 +105,9 @@ bool decided(const audit::Cell& c, double margin) {
 int run_command(const RunArgs& args) {
   const config::ExperimentSpec spec = config::load_experiment(args.file, args.overrides);
   if (args.until_decided && args.max_trajectories < spec.trajectories) {
-    throw InputError("--max-trajectories", std::to_string(args.max_trajectories),
-                     fmt::format("at least the first round, experiment.trajectories = {}",
-                                 spec.trajectories));
+    throw InputError(
+        "--max-trajectories", std::to_string(args.max_trajectories),
+        fmt::format("at least the first round, experiment.trajectories = {}", spec.trajectories));
   }
   const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
   const auto parent = std::filesystem::path(out).parent_path();
@@ -170,10 +172,9 @@ int run_command(const RunArgs& args) {
     counted = n;
     verdicts = auditor.finish();
     if (rounds.size() > 1) {
-      const auto open = std::count_if(verdicts.cells.begin(), verdicts.cells.end(),
-                                      [&](const audit::Cell& c) {
-                                        return !decided(c, args.decided_margin);
-                                      });
+      const auto open =
+          std::count_if(verdicts.cells.begin(), verdicts.cells.end(),
+                        [&](const audit::Cell& c) { return !decided(c, args.decided_margin); });
       progress.note(fmt::format(
           "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
           "cells undecided",

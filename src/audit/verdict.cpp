@@ -33,10 +33,19 @@ const estimate::Estimate* find(const std::vector<estimate::Estimate>& all,
   return nullptr;
 }
 
-// Point estimates in order of preference: exact, then Rao-Blackwell, then plug-ins.
-constexpr const char* kPointMethods[] = {"exact-quadrature", "rao-blackwell", "histogram-plugin",
-                                         "logistic-ratio/histogram-plugin",
-                                         "kde-ratio/histogram-plugin"};
+// The preferred informative point estimate at (alpha, direction): exact, then Rao-Blackwell,
+// then the plug-ins (config::row_kind gives the order).
+const estimate::Estimate* best_point(const std::vector<estimate::Estimate>& all, double alpha,
+                                     int direction) {
+  const estimate::Estimate* best = nullptr;
+  int rank = 0;
+  for (const auto& e : all) {
+    if (e.direction != direction || !same_alpha(e.alpha, alpha) || !e.informative) continue;
+    const int r = config::row_kind(e.method).point_preference;
+    if (r >= 0 && (!best || r < rank)) best = &e, rank = r;
+  }
+  return best;
+}
 
 std::string direction_text(int d) {
   return d == estimate::kForward ? "R(P||P')" : "R(P'||P)";
@@ -246,12 +255,9 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
     for (int d : {estimate::kForward, estimate::kBackward}) {
       Point& pt = points[2 * a + static_cast<std::size_t>(d)];
       const double alpha = table.alphas[a];
-      for (const char* m : kPointMethods) {
-        if (const auto* e = find(est.estimates, m, alpha, d); e && e->informative) {
-          pt.estimate = e->value;
-          pt.method = m;
-          break;
-        }
+      if (const auto* e = best_point(est.estimates, alpha, d)) {
+        pt.estimate = e->value;
+        pt.method = e->method;
       }
       if (const auto* e = find(est.estimates, "exact-quadrature", alpha, d); e && e->informative) {
         pt.exact = e->value;

@@ -590,22 +590,17 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
            "methods choose their cells, scores and test functions on them)");
   }
   if (auto methods = r.strings("estimate.methods")) {
-    const std::vector<std::string> known = EstimateSpec{}.methods;
+    std::vector<Method> chosen;
     for (std::size_t i = 0; i < methods->size(); ++i) {
-      const std::string& m = (*methods)[i];
       const std::string key = "estimate.methods[" + std::to_string(i) + "]";
-      if (std::find(known.begin(), known.end(), m) == known.end()) {
-        throw InputError(key, m,
-                         "unknown method (known: histogram-plugin, rigorous-cp, "
-                         "rigorous-bernstein, exact)");
+      const Method m = parse_method((*methods)[i], key);  // names the registry's methods
+      if (std::find(chosen.begin(), chosen.end(), m) != chosen.end()) {
+        throw InputError(key, (*methods)[i], "named twice");
       }
-      if (std::find(methods->begin(), methods->begin() + static_cast<std::ptrdiff_t>(i), m) !=
-          methods->begin() + static_cast<std::ptrdiff_t>(i)) {
-        throw InputError(key, m, "named twice");
-      }
+      chosen.push_back(m);
     }
-    if (methods->empty()) r.fail("estimate.methods", "must name at least one method");
-    e.methods = *methods;
+    if (chosen.empty()) r.fail("estimate.methods", "must name at least one method");
+    e.methods = chosen;
   }
   e.patterns = static_cast<int>(r.integer("estimate.patterns").value_or(4096));
   if (e.patterns < 1 || e.patterns > 1'000'000) r.fail("estimate.patterns", "must be in [1, 10^6]");

@@ -76,7 +76,7 @@ NeighbouringPair logistic_synthetic(const Scenario& s, Reader& r) {
     if (f > 1) m(1) = std::sin(angle);
     return m;
   };
-  rng::Stream stream({static_cast<std::uint64_t>(data_seed), 0, 0, 0, rng::Purpose::kTest});
+  rng::Stream stream({static_cast<std::uint64_t>(data_seed), 0, rng::kD, 0, rng::Purpose::kData});
   p.points.resize(n, f);
   p.labels.resize(n);
   for (int i = 0; i < n; ++i) {

@@ -57,6 +57,51 @@ std::string to_string(Adjacency v) {
   return name_of(adjacency_names(), v);
 }
 
+const std::vector<MethodInfo>& method_registry() {
+  static const std::vector<MethodInfo> registry = {
+      {Method::kHistogramPlugin, "histogram-plugin", MethodRole::kPoint},
+      {Method::kRigorousCp, "rigorous-cp", MethodRole::kRigorous},
+      {Method::kRigorousBernstein, "rigorous-bernstein", MethodRole::kRigorous},
+      {Method::kExact, "exact", MethodRole::kExact},
+  };
+  return registry;
+}
+
+namespace {
+
+const NameTable<Method>& method_names() {
+  static const NameTable<Method> table = [] {
+    NameTable<Method> t;
+    for (const auto& m : method_registry()) t.emplace_back(m.name, m.method);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::string to_string(Method v) {
+  return name_of(method_names(), v);
+}
+
+Method parse_method(std::string_view name, const std::string& key) {
+  return parse(method_names(), name, key);
+}
+
+RowKind row_kind(std::string_view stored) {
+  const auto slash = stored.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? stored : stored.substr(slash + 1);
+  const std::string_view score = slash == std::string_view::npos ? "" : stored.substr(0, slash);
+  const int score_rank = score.empty() ? 0 : score == "logistic-ratio" ? 1 : 2;
+  if (base == "exact-quadrature") return {Method::kExact, MethodRole::kExact, 0};
+  if (base == "rao-blackwell") return {Method::kExact, MethodRole::kPoint, 1};
+  if (base == "histogram-plugin")
+    return {Method::kHistogramPlugin, MethodRole::kPoint, 2 + score_rank};
+  if (base == "rigorous-cp") return {Method::kRigorousCp, MethodRole::kRigorous, -1};
+  if (base == "rigorous-bernstein") return {Method::kRigorousBernstein, MethodRole::kRigorous, -1};
+  throw std::invalid_argument("row_kind: no estimator writes rows named " + std::string(stored));
+}
+
 LossKind parse_loss(std::string_view name, const std::string& key) {
   return parse(loss_names(), name, key);
 }

@@ -48,9 +48,8 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
   };
   const auto [pilot_p, counted_p] = split(p);
   const auto [pilot_q, counted_q] = split(q);
-  const Selection selection =
-      select_on_pilot(pilot_p, pilot_q, std::max(counted_p.rows, counted_q.rows),
-                      options.selection_options());
+  const Selection selection = select_on_pilot(
+      pilot_p, pilot_q, std::max(counted_p.rows, counted_q.rows), options.selection_options());
   std::vector<Estimate> out;
   for (const ScoreSelection& s : selection.scores) {
     tally::ScoreCells cp = s.counting_cells(), cq = s.counting_cells();

@@ -12,7 +12,9 @@ namespace rdpaudit::estimate {
 
 namespace {
 
-SelectionOptions selection_options(const config::Scenario&) { return {}; }
+SelectionOptions selection_options(const config::Scenario&) {
+  return {};
+}
 
 CountOptions count_options(const config::Scenario& s) {
   const auto& spec = s.estimate;
@@ -21,9 +23,9 @@ CountOptions count_options(const config::Scenario& s) {
   o.variational.confidence = spec.confidence;
   o.plugin.confidence = spec.confidence;
   o.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
-  o.run_plugin = spec.runs("histogram-plugin");
-  o.run_partition = spec.runs("rigorous-cp");
-  o.run_bernstein = spec.runs("rigorous-bernstein");
+  o.run_plugin = spec.runs(config::Method::kHistogramPlugin);
+  o.run_partition = spec.runs(config::Method::kRigorousCp);
+  o.run_bernstein = spec.runs(config::Method::kRigorousBernstein);
   return o;
 }
 
@@ -74,7 +76,8 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
 
   // From the counts: plug-in and both rigorous lower bounds on each score (the coordinate in
   // 1-D, learned density ratios above), chosen on the pilot, every trajectory counted.
-  rng::Stream bootstrap({seed, static_cast<std::uint32_t>(s.index), 6, 0, rng::Purpose::kTest});
+  rng::Stream bootstrap(
+      {seed, static_cast<std::uint32_t>(s.index), rng::kD, 0, rng::Purpose::kBootstrap});
   if (runs_sample_methods(s)) {
     const CountOptions options = count_options(s);
     for (std::size_t k = 0; k < selection.scores.size(); ++k) {
@@ -86,7 +89,7 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
   }
 
   // Exact (enumerated patterns) or Rao-Blackwellised (sampled patterns) for affine updates.
-  if (!spec.runs("exact")) {
+  if (!spec.runs(config::Method::kExact)) {
     out.mixture = "none: not among estimate.methods";
     return out;
   }

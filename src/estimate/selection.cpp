@@ -68,8 +68,8 @@ Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
     else
       scores = {Score::kLogistic};
   }
-  const bool learned = std::any_of(scores.begin(), scores.end(),
-                                   [](Score s) { return s != Score::kIdentity; });
+  const bool learned =
+      std::any_of(scores.begin(), scores.end(), [](Score s) { return s != Score::kIdentity; });
   // A learned score is fitted on the first half of the pilot and chooses on the second half
   // (it is optimistic on its own fitting rows); the identity chooses on the whole pilot.
   const std::size_t need = learned ? 200 : 100;

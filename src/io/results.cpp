@@ -120,7 +120,9 @@ void write_estimates(const Group& g, const config::Scenario& s,
   g.attr("enabled", s.estimate.enabled);
   g.attr("confidence", s.estimate.confidence);
   g.attr("pilot_per_dataset", static_cast<std::int64_t>(s.estimate.pilot));
-  g.attr("methods", s.estimate.methods);
+  std::vector<std::string> methods;
+  for (config::Method m : s.estimate.methods) methods.push_back(config::to_string(m));
+  g.attr("methods", methods);
   g.attr("mixture", e.mixture);
   g.dataset("alpha_grid", e.alphas.data(), shape(static_cast<std::int64_t>(e.alphas.size())));
   std::vector<std::string> method, interval, reason;
@@ -332,7 +334,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
     write_axis_edges(bin, "joint_edges_x", b.joint_x);
     write_axis_edges(bin, "joint_edges_y", b.joint_y);
   }
-  g.attr("seconds", t.seconds);              // pilot and counting (simulation)
+  g.attr("seconds", t.seconds);               // pilot and counting (simulation)
   g.attr("estimation_seconds", est.seconds);  // estimation from the counts, after them
   write_tally(g.create_group("D"), t.d, s.raw_cap);
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);

@@ -156,8 +156,8 @@ void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns
                            : std::to_string(count) + " sampled schedules (Rao-Blackwellised)";
   }
   for (int k = 0; k < count; ++k) {
-    rng::Stream stream({seed, static_cast<std::uint32_t>(s.index), 4u,
-                        static_cast<std::uint64_t>(k), rng::Purpose::kBatch});
+    rng::Stream stream({seed, static_cast<std::uint32_t>(s.index), rng::kD,
+                        static_cast<std::uint64_t>(k), rng::Purpose::kPatterns});
     BatchSchedule batches(s, order, stream);
     const PatternLaw law = pattern_law(s, x, batches);
     for (LastIterateMixture* m : {&d, &dprime}) {

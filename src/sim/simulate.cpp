@@ -435,8 +435,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
   // Raw last iterates only where the file asks for them (tally.raw_samples), of the first
   // trajectories (ids below the cap): the estimators count every trajectory in the binning's
   // score cells instead.
-  tally::Tally result(binning,
-                      std::clamp<std::int64_t>(std::min(s.raw_cap, id0 + m) - id0, 0, m));
+  tally::Tally result(binning, std::clamp<std::int64_t>(std::min(s.raw_cap, id0 + m) - id0, 0, m));
   result.raw.assign(static_cast<std::size_t>(result.raw_cap) * d, 0.0);
 
   const std::int64_t chunk = chunk_size(m);

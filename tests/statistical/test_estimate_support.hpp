@@ -143,8 +143,8 @@ inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::
     return estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2}, alphas,
                                  o, &boot);
   }
-  const std::size_t n_pilot = std::min<std::size_t>(
-      n, std::clamp<std::size_t>(n / 4, 20000, 1000000));
+  const std::size_t n_pilot =
+      std::min<std::size_t>(n, std::clamp<std::size_t>(n / 4, 20000, 1000000));
   const auto pp = draw(c.p, n_pilot, seed, scenario, 0, rng::Purpose::kPilot);
   const auto pq = draw(c.q, n_pilot, seed, scenario, 1, rng::Purpose::kPilot);
   const Selection sel = select_on_pilot(view_of(pp), view_of(pq), n, SelectionOptions{});

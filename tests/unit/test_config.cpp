@@ -167,10 +167,11 @@ TEST_CASE("bad input names the key, the value and what was expected", "[config]"
   SECTION("TOML syntax error names the line") {
     CHECK_THAT(error_of(kBase + "eta = = 1\n"), Catch::Contains("test.toml:20:"));
   }
-  SECTION("estimate keys: an unknown or repeated method, a split leaving nothing") {
+  SECTION("estimate keys: an unknown or repeated method, a removed key, a small pilot") {
     CHECK_THAT(error_of(kBase + "[estimate]\nmethods = [\"rigorous-cp\", \"kde\"]\n"),
                Catch::Contains("estimate.methods[1]") && Catch::Contains("kde") &&
-                   Catch::Contains("unknown method"));
+                   Catch::Contains("one of: histogram-plugin, rigorous-cp, rigorous-bernstein, "
+                                   "exact"));
     CHECK_THAT(error_of(kBase + "[estimate]\nmethods = [\"exact\", \"exact\"]\n"),
                Catch::Contains("estimate.methods[1]") && Catch::Contains("named twice"));
     CHECK_THAT(error_of(kBase + "[estimate]\nvariational_selection_fraction = 0.8\n"),

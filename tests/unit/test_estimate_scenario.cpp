@@ -66,7 +66,7 @@ bootstrap = 0
 
   // estimate.methods runs only the methods named.
   auto only = s;
-  only.estimate.methods = {"rigorous-bernstein"};
+  only.estimate.methods = {config::Method::kRigorousBernstein};
   const auto b = estimate::estimate_scenario(only, run.selection, run.tallies, spec.seed);
   REQUIRE(b.rigorous.size() == 1);
   CHECK(b.rigorous[0].method == "rigorous-bernstein");

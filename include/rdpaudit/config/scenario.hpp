@@ -91,11 +91,10 @@ struct EstimateSpec {
   /// their own: they choose every cell, score and test function; all `trajectories` are then
   /// counted through those fixed maps.
   long pilot = 20'000;
-  /// Methods run (estimate.methods): "histogram-plugin", "rigorous-cp", "rigorous-bernstein",
-  /// "exact" (quadrature or Rao-Blackwell, quadratic loss only); default all of them.
-  std::vector<std::string> methods = {"histogram-plugin", "rigorous-cp", "rigorous-bernstein",
-                                      "exact"};
-  bool runs(const std::string& method) const {
+  /// Methods run (estimate.methods; config::method_registry): default all of them.
+  std::vector<Method> methods = {Method::kHistogramPlugin, Method::kRigorousCp,
+                                 Method::kRigorousBernstein, Method::kExact};
+  bool runs(Method method) const {
     return std::find(methods.begin(), methods.end(), method) != methods.end();
   }
   int patterns = 4096;  ///< sampled batch schedules of the Rao-Blackwell mixture

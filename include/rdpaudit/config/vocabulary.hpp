@@ -32,6 +32,39 @@ enum class Adjacency {
   kAddRemove,   ///< D' = D with one record added or removed
 };
 
+/// The estimator methods of estimate.methods: one registry (name, role, preference) read by
+/// config, estimate, the audit and the commands.
+enum class Method {
+  kHistogramPlugin,    ///< "histogram-plugin": plug-in of fixed bins (point estimate)
+  kRigorousCp,         ///< "rigorous-cp": partition + Clopper-Pearson (rigorous lower bound)
+  kRigorousBernstein,  ///< "rigorous-bernstein": Hoelder + Bernstein (rigorous lower bound)
+  kExact,              ///< "exact": quadrature ("exact-quadrature") or Rao-Blackwell rows
+};
+
+/// What a method's rows are for.
+enum class MethodRole { kPoint, kRigorous, kExact };
+
+struct MethodInfo {
+  Method method;
+  const char* name;  ///< as written in estimate.methods
+  MethodRole role;
+};
+
+/// Every method, in the default order of estimate.methods.
+const std::vector<MethodInfo>& method_registry();
+
+/// The row kinds an estimate may carry (Estimate::method, after any score prefix such as
+/// "logistic-ratio/"), with the preference of the point estimates: exact first, then
+/// Rao-Blackwell, then plug-ins (identity score, logistic score, KDE score).
+struct RowKind {
+  Method method;
+  MethodRole role;
+  int point_preference;  ///< lower is preferred; -1: not a point estimate
+};
+/// The kind of a stored row's method string; throws std::invalid_argument for a string no
+/// estimator writes.
+RowKind row_kind(std::string_view stored_method);
+
 template <class Enum>
 using NameTable = std::vector<std::pair<std::string, Enum>>;
 
@@ -42,6 +75,7 @@ const NameTable<Adjacency>& adjacency_names();
 std::string to_string(LossKind v);
 std::string to_string(BatchScheme v);
 std::string to_string(Adjacency v);
+std::string to_string(Method v);
 
 /// "a, b, c": every name of a table, for messages.
 template <class Enum>
@@ -55,5 +89,6 @@ std::string name_list(const NameTable<Enum>& table) {
 LossKind parse_loss(std::string_view name, const std::string& key);
 BatchScheme parse_scheme(std::string_view name, const std::string& key);
 Adjacency parse_adjacency(std::string_view name, const std::string& key);
+Method parse_method(std::string_view name, const std::string& key);
 
 }  // namespace rdpaudit::config

@@ -20,7 +20,7 @@ namespace rdpaudit::estimate {
 struct ScenarioEstimates {
   std::vector<double> alphas;
   std::vector<Estimate> estimates;
-  std::string mixture;  ///< how the exact mixture was obtained, or why there is none
+  std::string mixture;   ///< how the exact mixture was obtained, or why there is none
   double seconds = 0.0;  ///< wall time of the estimation (after the last trajectory)
   /// The rigorous bounds' certificates (one per score), for the audit's p-values; not stored.
   std::vector<RigorousResult> rigorous;

@@ -53,14 +53,14 @@ struct SelectionOptions {
 /// What the selection phase fixed for one score.
 struct ScoreSelection {
   Score kind = Score::kIdentity;
-  std::string prefix;                        ///< "", "logistic-ratio/" or "kde-ratio/"
-  std::shared_ptr<const RatioModel> model;   ///< null for the identity score
-  std::vector<double> edges;                 ///< the counted cells (union of the two below)
-  std::vector<double> plugin_edges;          ///< the plug-in's bins (a subset of `edges`)
-  std::vector<double> fine_edges;            ///< the rigorous methods' cells (a subset)
-  std::vector<double> fine_position;         ///< per fine cell, non-decreasing
-  CellCounts selection;                      ///< choosing pilot rows in the fine cells
-  double score(const double* theta) const;   ///< the score of one last iterate
+  std::string prefix;                       ///< "", "logistic-ratio/" or "kde-ratio/"
+  std::shared_ptr<const RatioModel> model;  ///< null for the identity score
+  std::vector<double> edges;                ///< the counted cells (union of the two below)
+  std::vector<double> plugin_edges;         ///< the plug-in's bins (a subset of `edges`)
+  std::vector<double> fine_edges;           ///< the rigorous methods' cells (a subset)
+  std::vector<double> fine_position;        ///< per fine cell, non-decreasing
+  CellCounts selection;                     ///< choosing pilot rows in the fine cells
+  double score(const double* theta) const;  ///< the score of one last iterate
   /// Empty counting cells of this score, ready for the simulation loop.
   tally::ScoreCells counting_cells() const;
 };

@@ -18,12 +18,21 @@ namespace rdpaudit::rng {
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.
 enum class Purpose : std::uint32_t {
-  kInit = 1,   ///< initial parameters theta_0
-  kBatch = 2,  ///< batch composition (permutations, subsets, Poisson inclusions)
-  kNoise = 3,  ///< per-step Gaussian noise
-  kPilot = 4,  ///< pilot run that places histogram bins (independent of the counted samples)
-  kTest = 15,  ///< reserved for tests and benchmarks
+  kInit = 1,       ///< initial parameters theta_0
+  kBatch = 2,      ///< batch composition (permutations, subsets, Poisson inclusions)
+  kNoise = 3,      ///< per-step Gaussian noise
+  kPilot = 4,      ///< pilot draws of tests that stand in for a simulator's pilot run
+  kData = 5,       ///< generated data sets (data.seed: the logistic preset's points)
+  kBootstrap = 6,  ///< the plug-in's bootstrap resamples (per scenario)
+  kPatterns = 7,   ///< batch schedules sampled for the Rao-Blackwellised exact mixture
+  kTest = 15,      ///< reserved for tests and benchmarks: never used by the tool itself
 };
+
+/// Dataset ids in the stream address: the counted trajectories of D and D', and the pilot
+/// (selection phase) of each, whose own ids give numbers independent of every counted
+/// trajectory. Streams that belong to no dataset (data, bootstrap, patterns) use kD and are
+/// told apart by their purpose.
+enum Dataset : std::uint32_t { kD = 0, kDPrime = 1, kPilotD = 2, kPilotDPrime = 3 };
 
 /// Identifies one stream. Dataset 0 is D, 1 is D'.
 struct StreamId {

@@ -10,6 +10,7 @@
 
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/core/progress.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/tally/tally.hpp"
 
 namespace rdpaudit::sim {
@@ -27,9 +28,12 @@ struct SimOptions {
   std::int64_t first = 0;  ///< first trajectory id counted (count_scenario)
 };
 
-/// Dataset ids in the stream address. Pilot runs use their own ids, hence independent
-/// numbers, so bins placed from the pilot are independent of the counted samples.
-enum Dataset : std::uint32_t { kD = 0, kDPrime = 1, kPilotD = 2, kPilotDPrime = 3 };
+/// Dataset ids in the stream address (rng/stream.hpp): D, D' and their pilots.
+using rng::Dataset;
+using rng::kD;
+using rng::kDPrime;
+using rng::kPilotD;
+using rng::kPilotDPrime;
 
 /// Last iterates of trajectories [first, first + count) of one dataset, row-major count x d.
 /// Throws InputError naming the trajectory, dataset, value and step if one is not finite

@@ -46,7 +46,7 @@ struct Tally {
   std::vector<Histogram1D> coordinate;
   std::vector<ScoreCells> scores;  ///< one per estimator score, as in binning.scores
   Histogram1D projection;          ///< d > 1 only
-  Histogram2D joint;       ///< d > 1 only
+  Histogram2D joint;               ///< d > 1 only
   MomentSums moments;
   std::int64_t raw_cap = 0;
   std::vector<double> raw;  ///< min(trajectories, raw_cap) x d, row-major, by trajectory id
