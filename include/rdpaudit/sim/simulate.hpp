@@ -24,7 +24,7 @@ struct SimOptions {
   /// the plot histograms are placed; adds the estimators' score cells to the binning.
   std::function<void(const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime,
                      tally::Binning& binning)>
-      select;
+      select = nullptr;
   std::int64_t first = 0;  ///< first trajectory id counted (count_scenario)
 };
 
