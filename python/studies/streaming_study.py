@@ -32,7 +32,7 @@ import h5py
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLI = os.path.join(ROOT, "build", "release", "rdpaudit")
+CLI = os.environ.get("RDPAUDIT_CLI", os.path.join(ROOT, "build", "release", "rdpaudit"))
 ALPHAS = [2, 4, 8, 16]
 
 PAPER = """[experiment]
@@ -41,7 +41,7 @@ seed = {seed}
 trajectories = {trajectories}
 [model]
 loss = "quadratic"
-dim = 1
+dim = {dim}
 lambda = 1.0
 [data]
 preset = "quadratic_worst_case"
@@ -101,7 +101,7 @@ def ratios(path):
 def exact_values(work, epochs):
     """Exact R_alpha (both directions equal here? no: take the smaller) of the setting."""
     cfg = write(os.path.join(work, f"exact_{epochs}.toml"),
-                PAPER.format(name="exact", seed=1, trajectories=20000, epochs=epochs,
+                PAPER.format(dim=1, name="exact", seed=1, trajectories=20000, epochs=epochs,
                              audit='"gaussian_composition"', custom=""))
     out = os.path.join(work, f"exact_{epochs}.h5")
     run(cfg, out)
@@ -111,21 +111,29 @@ def exact_values(work, epochs):
         return {a: float(min(exact[(np.abs(alpha - a) < 1e-9)])) for a in ALPHAS}
 
 
-def part_rss(work, lines):
-    lines += ["## Memory and estimation time", "",
-              "| setting | trajectories per dataset | wall s | estimation s (share) | peak RSS MB |",
-              "| --- | ---: | ---: | ---: | ---: |"]
-    for n in (10**6, 10**7, 10**8):
-        cfg = write(os.path.join(work, f"rss_{n}.toml"),
-                    PAPER.format(name="rss", seed=1, trajectories=n, epochs=1,
-                                 audit='"gaussian_composition"', custom=""))
-        out = os.path.join(work, f"rss_{n}.h5")
-        wall, rss, _ = run(cfg, out)
-        with h5py.File(out, "r") as f:
-            est = float(f["scenarios/0000"].attrs["estimation_seconds"])
-        lines.append(f"| 1-D quadratic, K = 1 | {n:.0e} | {wall:.1f} | {est:.2f} "
-                     f"({est / wall:.1%}) | {rss:.0f} |")
-        print(lines[-1], flush=True)
+def part_rss(work, lines, dims):
+    lines += ["## Memory and estimation time (K = 1; d > 1: learned scores)", "",
+              "| d | trajectories per dataset | wall s | estimation s (share) | peak RSS MB |",
+              "| ---: | ---: | ---: | ---: | ---: |"]
+    for dim in dims:
+        for n in ((10**6, 10**7, 10**8) if dim == 1 else (10**7, 10**8)):
+            cfg = write(os.path.join(work, f"rss_{dim}_{n}.toml"),
+                        PAPER.format(dim=dim, name="rss", seed=1, trajectories=n, epochs=1,
+                                     audit='"gaussian_composition"', custom=""))
+            out = os.path.join(work, f"rss_{dim}_{n}.h5")
+            t0 = time.time()
+            # Peak RSS of this run alone: GNU time's maximum resident set size.
+            proc = subprocess.run(["/usr/bin/time", "-f", "%M", CLI, "run", cfg, "-o", out],
+                                  capture_output=True, text=True)
+            wall = time.time() - t0
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stderr[-2000:])
+            rss = int(proc.stderr.strip().splitlines()[-1]) / 1024.0
+            with h5py.File(out, "r") as f:
+                est = float(f["scenarios/0000"].attrs["estimation_seconds"])
+            lines.append(f"| {dim} | {n:.0e} | {wall:.1f} | {est:.2f} ({est / wall:.1%}) | "
+                         f"{rss:.0f} |")
+            print(lines[-1], flush=True)
     lines.append("")
 
 
@@ -137,7 +145,7 @@ def part_power(work, seeds, lines):
         per = {a: [] for a in ALPHAS}
         for seed in range(1, seeds + 1):
             cfg = write(os.path.join(work, f"power_{epochs}_{seed}.toml"),
-                        PAPER.format(name="power", seed=seed, trajectories=n, epochs=epochs,
+                        PAPER.format(dim=1, name="power", seed=seed, trajectories=n, epochs=epochs,
                                      audit='"gaussian_composition"', custom=""))
             out = os.path.join(work, f"power_{epochs}_{seed}.h5")
             run(cfg, out)
@@ -163,7 +171,7 @@ def part_detect(work, seeds, lines):
         found = 0
         for seed in range(1, seeds + 1):
             cfg = write(os.path.join(work, f"detect_{n}_{seed}.toml"),
-                        PAPER.format(name="detect", seed=seed, trajectories=n, epochs=1,
+                        PAPER.format(dim=1, name="detect", seed=seed, trajectories=n, epochs=1,
                                      audit='"truth_x0.9"', custom=custom))
             out = os.path.join(work, f"detect_{n}_{seed}.h5")
             run(cfg, out)
@@ -179,6 +187,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", default="all", choices=("rss", "power", "detect", "all"))
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--dims", default="1,2,8", help="dimensions of the rss part")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "studies", "streaming.md"))
     args = ap.parse_args()
     lines = ["# Two-phase estimation: memory, power, detection (issue 10)", "",
@@ -186,7 +195,7 @@ def main():
              f"--seeds {args.seeds}` (2-core machine).", ""]
     with tempfile.TemporaryDirectory() as work:
         if args.part in ("rss", "all"):
-            part_rss(work, lines)
+            part_rss(work, lines, [int(d) for d in args.dims.split(",")])
         if args.part in ("power", "all"):
             part_power(work, args.seeds, lines)
         if args.part in ("detect", "all"):
