@@ -53,11 +53,12 @@ void collect_keys(const toml::table& t, const std::string& prefix, std::vector<s
 
 }  // namespace
 
-Reader::Reader(const toml::table& root, std::map<std::string, int> sweep_index)
-    : root_(root), sweep_index_(std::move(sweep_index)) {}
+Reader::Reader(const toml::table& root, std::map<std::string, Swept> swept)
+    : root_(root), swept_(std::move(swept)) {}
 
 const toml::node* Reader::node(const std::string& path) const {
-  return root_.at_path(path).node();
+  const auto it = swept_.find(path);
+  return it != swept_.end() ? it->second.value : root_.at_path(path).node();
 }
 
 bool Reader::has(const std::string& path) const {
@@ -65,8 +66,8 @@ bool Reader::has(const std::string& path) const {
 }
 
 std::string Reader::display(const std::string& path) const {
-  const auto it = sweep_index_.find(path);
-  return it == sweep_index_.end() ? path : path + "[" + std::to_string(it->second) + "]";
+  const auto it = swept_.find(path);
+  return it == swept_.end() ? path : path + "[" + std::to_string(it->second.index) + "]";
 }
 
 std::string Reader::text(const std::string& path) const {
