@@ -10,6 +10,7 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -92,6 +93,7 @@ namespace {
 constexpr std::size_t kMaxScenarios = 100'000;
 constexpr std::size_t kMaxOrders = 1000;
 constexpr double kMaxAlpha = 1e4;
+constexpr double kMaxTrajectories = 1e12;  // per dataset and scenario, after --scale
 
 // ---------------------------------------------------------------- sweeps
 
@@ -230,7 +232,9 @@ void read_data(Scenario& s, Reader& r) {
     s.data.points.resize(n, p);
     for (int i = 0; i < n; ++i) {
       if (static_cast<int>((*pts)[i].size()) != p) {
-        throw InputError("data.points[" + std::to_string(i) + "]", r.text("data.points"),
+        const std::size_t got = (*pts)[i].size();
+        throw InputError("data.points[" + std::to_string(i) + "]",
+                         std::to_string(got) + (got == 1 ? " number" : " numbers"),
                          "each record needs " + std::to_string(p) + " numbers");
       }
       for (int j = 0; j < p; ++j) s.data.points(i, j) = (*pts)[i][j];
@@ -626,7 +630,8 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
 }
 
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reader::Swept>& swept,
-                       long trajectories, double scale) {
+                       long trajectories, const TrajectorySource& source) {
+  const double scale = source.scale;
   Reader r(doc, swept);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
   for (const char* k : {"experiment.name", "experiment.description", "experiment.seed",
@@ -649,6 +654,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reade
   read_bounds(s, r);
   read_estimate(s, r, trajectories, scale);
   r.reject_unused();
+  check_scenario_limits(s, r, trajectories, source);
   return s;
 }
 
@@ -685,15 +691,34 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
   if (seed < 0) r.fail("experiment.seed", "must be >= 0");
   spec.seed = overrides.seed.value_or(static_cast<std::uint64_t>(seed));
   const long m = r.require_integer("experiment.trajectories", "trajectories per dataset >= 1");
-  spec.trajectories = overrides.trajectories.value_or(m);
+  TrajectorySource source;
+  source.key = overrides.trajectories ? "--trajectories" : "experiment.trajectories";
+  source.scale = overrides.scale;
+  source.simulated = overrides.simulated;
+  const long unscaled = overrides.trajectories.value_or(m);
+  if (unscaled < 1) {
+    if (overrides.trajectories)
+      throw InputError("--trajectories", std::to_string(unscaled), "must be >= 1");
+    r.fail("experiment.trajectories", "must be >= 1");
+  }
   if (!(overrides.scale > 0.0 && overrides.scale <= 1e6)) {
     throw InputError("--scale", fmt::format("{}", overrides.scale), "must be in (0, 10^6]");
   }
-  spec.trajectories = std::lround(static_cast<double>(spec.trajectories) * overrides.scale);
+  // Checked in double before rounding: 2^63 - 1 trajectories x --scale 10 overflowed a long.
+  const double scaled = static_cast<double>(unscaled) * overrides.scale;
+  if (scaled > kMaxTrajectories) {
+    throw InputError(
+        overrides.scale != 1.0 ? "--scale" : source.key,
+        overrides.scale != 1.0 ? fmt::format("{}", overrides.scale) : std::to_string(unscaled),
+        fmt::format("{} x {} = {:.4g} trajectories per dataset; at most 10^12", unscaled,
+                    overrides.scale, scaled));
+  }
+  spec.trajectories = std::lround(scaled);
   if (spec.trajectories < 1) {
-    if (overrides.trajectories)
-      throw InputError("--trajectories", std::to_string(spec.trajectories), "must be >= 1");
-    r.fail("experiment.trajectories", "must be >= 1");
+    throw InputError("--scale", fmt::format("{}", overrides.scale),
+                     fmt::format("leaves {} x {:g} < 0.5 trajectories per dataset from {} = {}; "
+                                 "need --scale >= {:.3g}",
+                                 unscaled, overrides.scale, source.key, unscaled, 0.5 / unscaled));
   }
   spec.sweep_mode = r.string("experiment.sweep").value_or("product");
   if (spec.sweep_mode != "product" && spec.sweep_mode != "zip") {
@@ -746,7 +771,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
         point.insert(point.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
       }
     }
-    Scenario s = read_scenario(doc, swept, spec.trajectories, overrides.scale);
+    Scenario s = read_scenario(doc, swept, spec.trajectories, source);
     s.index = static_cast<int>(c);
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));

@@ -309,3 +309,185 @@ TEST_CASE("alphas lists hold at most 1000 orders, each at most 10^4", "[config][
             .scenarios[0]
             .bounds.alphas.back() == 10000);
 }
+
+namespace {
+
+// A logistic file (the committed logistic_cor53 setting, one scenario) with `extra` lines.
+std::string logistic_file(const std::string& extra) {
+  return R"([experiment]
+seed = 11
+trajectories = 1000
+[model]
+loss = "logistic"
+features = 2
+lambda = 0.1
+feature_clip = 1.0
+clip_norm = 0.5
+[data]
+preset = "logistic_synthetic"
+n = 20
+[training]
+scheme = "shuffle_partition"
+eta = 0.1
+batch_size = 4
+epochs = 5
+[noise]
+noise_multiplier = 4.0
+)" + extra;
+}
+
+std::string error_with(const std::string& text, const Overrides& o) {
+  try {
+    parse_experiment(text, "test.toml", o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("values beyond the magnitudes double precision handles are rejected (item 11)",
+          "[config][issue13]") {
+  // [-1e308, 1e308] was accepted and stored NaN histogram edges.
+  CHECK(error_of(kBase + "[tally]\nrange = [-1e308, 1e308]\n") ==
+        "tally.range[0] = -1e+308 (must be finite: 0 or of magnitude in [1e-100, 1e100])");
+  CHECK(error_of(with("sigma2", "step_std = 5e307")) ==
+        "noise.step_std = 5e+307 (must be finite: 0 or of magnitude in [1e-100, 1e100])");
+  CHECK(error_of(with("sigma2", "sigma2 = 1e-300")) ==
+        "noise.sigma2 = 1e-300 (must be finite: 0 or of magnitude in [1e-100, 1e100])");
+  CHECK(error_of(kBase + "[init]\nmean = [1e101]\n") ==
+        "init.mean[0] = 1e+101 (must be finite: 0 or of magnitude in [1e-100, 1e100])");
+  // Inputs inside the range whose product is not: s = eta * blog_sigma = 1e-120.
+  CHECK(error_of(with("sigma2", "blog_sigma = 1e-60")
+                     .replace(kBase.find("eta = 0.02"), 10, "eta = 1e-60")) ==
+        "noise.blog_sigma = 1e-60 (gives the per-step noise std s = 1e-120 with training.eta = "
+        "1e-60; s must be in [1e-100, 1e100])");
+  // A fixed range whose bins are narrower than the resolution of its numbers.
+  CHECK(error_of(kBase + "[tally]\nrange = [1e15, 1000000000000001.0]\n") ==
+        "tally.range = [ 1000000000000000.0, 1000000000000001.0 ] (512 bins of width 0.001953 "
+        "are below the resolution of numbers near 1e+15; widen the range or use fewer "
+        "tally.bins)");
+  CHECK(parse_experiment(kBase + "[tally]\nrange = [-1e100, 1e100]\n", "t.toml")
+            .scenarios[0]
+            .has_range);
+}
+
+TEST_CASE("divergent training is rejected by validate and says so (item 12)", "[config][issue13]") {
+  // eta * lambda > 2: |1 - eta lambda| = 19 per step; 100 steps reach 1e129. The run used
+  // to fail after simulating with "binning.scale = -nan".
+  std::string text = kBase;
+  text.replace(text.find("eta = 0.02"), 10, "eta = 20.0");
+  text.replace(text.find("epochs = 3"), 10, "epochs = 4");
+  CHECK(error_of(text) ==
+        "training.eta = 20.0 (eta * lambda = 20 > 2 with model.lambda = 1: training diverges, "
+        "every step multiplies the distance to the minimiser by |1 - eta * lambda| = 19 and the "
+        "iterates reach about 1e129 after T = 100 steps, beyond the 1e100 the estimators "
+        "handle; need eta < 2 / lambda = 2, fewer steps or a training.projection_diameter)");
+  // The same step size for 1 epoch (25 steps, 19^25 = 1e32) is finite: accepted.
+  text.replace(text.find("epochs = 4"), 10, "epochs = 1");
+  CHECK(error_of(text) == "no error");
+  // A projection bounds the iterates whatever eta is.
+  text.replace(text.find("epochs = 1"), 10, "epochs = 9\nprojection_diameter = 10.0");
+  CHECK(error_of(text) == "no error");
+  // Logistic: the L2 term multiplies the parameters by |1 - eta lambda| each step.
+  std::string logistic = logistic_file("");
+  logistic.replace(logistic.find("eta = 0.1"), 9, "eta = 9e17");
+  CHECK_THAT(error_of(logistic),
+             Catch::StartsWith("training.eta = 9e+17 (eta * lambda = 9e+16 > 2 with model.lambda "
+                               "= 0.1: training diverges, every step multiplies the parameters"));
+}
+
+TEST_CASE("a logistic run with init.std = 1e200 is rejected, not stored as NaN (item 15)",
+          "[config][issue13]") {
+  CHECK(error_of(logistic_file("[init]\nstd = 1e200\n")) ==
+        "init.std = 1e+200 (must be finite: 0 or of magnitude in [1e-100, 1e100])");
+  // 1e100 itself is read, but ten standard deviations start the iterates beyond it.
+  CHECK_THAT(error_of(logistic_file("[init]\nstd = 1e100\n")),
+             Catch::StartsWith("init.std = 1e+100 (starts the iterates at a size of about "
+                               "2.449e+101; the iterates reach about 1e101"));
+  CHECK(error_of(logistic_file("[init]\nstd = 1e90\n")) == "no error");
+}
+
+TEST_CASE("too few samples for the estimators' splits is decided by validate (item 12)",
+          "[config][issue13]") {
+  // The run used to fail after simulating with "samples.rows = 3 and 3 (...)".
+  std::string three = kBase;
+  three.replace(three.find("trajectories = 1000"), 19, "trajectories = 3");
+  CHECK(error_of(three) ==
+        "experiment.trajectories = 3 (the estimators split the 3 samples per dataset by "
+        "estimate.selection_fraction = 0.3 and estimate.variational_selection_fraction = 0.1 and "
+        "need 2 rows in every part: need at least 20 trajectories, or set estimate.enabled = "
+        "false)");
+  std::string nineteen = kBase;
+  nineteen.replace(nineteen.find("trajectories = 1000"), 19, "trajectories = 19");
+  CHECK_THAT(error_of(nineteen), Catch::Contains("need at least 20 trajectories"));
+  nineteen.replace(nineteen.find("trajectories = 19"), 17, "trajectories = 20");
+  CHECK(error_of(nineteen) == "no error");
+  CHECK(error_of(nineteen + "[estimate]\nenabled = false\n") == "no error");
+  // `rdpaudit bounds` simulates nothing: its files need no samples (nor bounded work).
+  Overrides evaluate_only;
+  evaluate_only.simulated = false;
+  CHECK(error_with(three, evaluate_only) == "no error");
+  // Blamed on the command line when it set the count.
+  Overrides o;
+  o.trajectories = 5;
+  CHECK_THAT(error_with(kBase, o), Catch::StartsWith("--trajectories = 5 (the estimators split"));
+  o.trajectories = 100;
+  o.scale = 0.1;
+  CHECK_THAT(error_with(kBase, o),
+             Catch::StartsWith("--trajectories = 10 (after --scale 0.1) (the estimators split"));
+  // A fraction too small for any sample count is blamed itself.
+  CHECK(error_of(kBase + "[estimate]\nvariational_selection_fraction = 1e-9\n") ==
+        "estimate.variational_selection_fraction = 1e-09 (the estimators split the 1000 samples "
+        "per dataset by estimate.selection_fraction = 0.3 and "
+        "estimate.variational_selection_fraction = 1e-09 and need 2 rows in every part; a "
+        "fraction this small needs more than 10^8 samples: raise it, or set estimate.enabled = "
+        "false)");
+}
+
+TEST_CASE("command-line counts: --scale and --trajectories are blamed in their own terms (item 16)",
+          "[config][issue13]") {
+  Overrides o;
+  o.scale = 1e-9;  // was blamed on experiment.trajectories
+  CHECK(error_with(kBase, o) ==
+        "--scale = 1e-09 (leaves 1000 x 1e-09 < 0.5 trajectories per dataset from "
+        "experiment.trajectories = 1000; need --scale >= 0.0005)");
+  o.scale = 10;  // 2^63 - 1 x 10 overflowed a long
+  o.trajectories = 9223372036854775807L;
+  CHECK(error_with(kBase, o) ==
+        "--scale = 10 (9223372036854775807 x 10 = 9.223e+19 trajectories per dataset; at most "
+        "10^12)");
+  o.scale = 1;
+  o.trajectories = 2'000'000'000'000L;
+  CHECK(error_with(kBase, o) ==
+        "--trajectories = 2000000000000 (2000000000000 x 1 = 2e+12 trajectories per dataset; at "
+        "most 10^12)");
+  // trajectories x steps per scenario is bounded too (the run's progress counter is 64-bit).
+  o.trajectories = 1'000'000'000'000L;
+  CHECK_THAT(error_with(kBase, o),
+             Catch::StartsWith("--trajectories = 1000000000000 (1000000000000 trajectories x 75 "
+                               "steps = 7.5e+13 trajectory-steps"));
+}
+
+TEST_CASE("echoed values are capped; data.points names the bad record (item 16)",
+          "[config][issue13]") {
+  std::string points;
+  for (int i = 0; i < 5000; ++i) points += (i ? ", " : "") + std::string("[0.0]");
+  const std::string explicit_data = with("preset", "points = [" + points + ", [1.0, 2.0]]\n" +
+                                                       "differing_index = 0\nreplacement = [1.0]");
+  CHECK(error_of(explicit_data) == "data.points[5000] = 2 numbers (each record needs 1 numbers)");
+  std::string etas;
+  for (int i = 0; i < 5000; ++i) etas += (i ? ", " : "") + std::string("0.01");
+  const std::string message = error_of(with("preset", "preset = [" + etas + "]"));
+  CHECK(message.size() < 200);
+  CHECK_THAT(message, Catch::StartsWith("data.preset = [ 0.01, 0.01,") &&
+                          Catch::Contains("... (5000 values) (must be a string)"));
+}
+
+TEST_CASE("T = K * steps per epoch is at most 10^9, like training.steps (item 12)",
+          "[config][issue13]") {
+  CHECK(error_of(with("epochs", "epochs = 100000000")) ==
+        "training.epochs = 100000000 (gives T = K * 25 steps per epoch = 2500000000 steps; at "
+        "most 10^9 steps)");
+}

@@ -17,6 +17,9 @@ struct Overrides {
   std::optional<long> trajectories;
   /// --scale: multiplies experiment.trajectories (after --trajectories) and estimate.samples.
   double scale = 1.0;
+  /// false (`rdpaudit bounds`): skip the checks only a simulation needs (divergence, work,
+  /// samples for the estimators; config/limits.hpp).
+  bool simulated = true;
 };
 
 /// Parses experiment text. `source_name` appears in messages (usually the path).

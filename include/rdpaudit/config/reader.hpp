@@ -12,6 +12,11 @@
 
 namespace rdpaudit::config {
 
+/// Every real number read from a file is 0 or has a magnitude in [kMinMagnitude,
+/// kMaxMagnitude]; so must the per-step noise std and the a-priori size of the iterates.
+inline constexpr double kMinMagnitude = 1e-100;
+inline constexpr double kMaxMagnitude = 1e100;
+
 class Reader {
  public:
   /// One swept key at one scenario: the list position and that element of the list.
