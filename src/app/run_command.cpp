@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/io/results.hpp"
 #include "rdpaudit/sim/simulate.hpp"
@@ -52,13 +53,30 @@ std::string summary(const estimate::ScenarioEstimates& e) {
   return out;
 }
 
+// Before simulating: `-o` naming a directory used to fail only when the finished results were
+// renamed into place (issue 13, item 16). Creates the parent directories.
+void check_output_path(const std::string& out, bool from_option) {
+  const std::string key = from_option ? "-o" : "results file (default from experiment.name)";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    throw InputError(
+        key, out,
+        "is a directory; name the results file, e.g. " + (fs::path(out) / "results.h5").string());
+  }
+  const auto parent = fs::path(out).parent_path();
+  if (!parent.empty() && !fs::create_directories(parent, ec) && ec) {
+    throw InputError(key, out,
+                     "its directory " + parent.string() + " cannot be created: " + ec.message());
+  }
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   const config::ExperimentSpec spec = config::load_experiment(args.file, args.overrides);
   const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
-  const auto parent = std::filesystem::path(out).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  check_output_path(out, !args.output.empty());
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
 
   io::ResultsWriter writer(out, spec, {args.command_line, threads});
