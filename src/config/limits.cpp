@@ -121,15 +121,13 @@ void check_iterates(const Scenario& s, Reader& r) {
   const Growth g = iterate_growth(s);
   if (!(g.log10 > std::log10(kMaxMagnitude))) return;
   const std::string reach = fmt::format(
-      "the iterates reach about 1e{:.0f} after T = {} steps, beyond the 1e100 the "
-      "estimators handle",
-      g.log10, s.steps);
+      "the iterates reach about 1e{:.0f} in T = {} steps (at most 1e100)", g.log10, s.steps);
   if (g.c > 1) {
     r.fail("training.eta",
            fmt::format(
-               "eta * lambda = {} > 2 with model.lambda = {}: training diverges, every "
-               "step multiplies {} by |1 - eta * lambda| = {} and {}; need eta < 2 / "
-               "lambda = {}, fewer steps or a training.projection_diameter",
+               "eta * lambda = {} > 2 (model.lambda = {}): training diverges, each step "
+               "multiplies {} by |1 - eta * lambda| = {} and {}; need eta < 2 / lambda = {}, "
+               "fewer steps or a projection",
                num(s.eta * s.lambda), num(s.lambda),
                s.loss == LossKind::kQuadratic ? "the distance to the minimiser" : "the parameters",
                num(g.c), reach, num(2.0 / s.lambda)));
@@ -142,9 +140,9 @@ void check_iterates(const Scenario& s, Reader& r) {
            fmt::format("starts the iterates at a size of about {}; {}", num(g.m0), reach));
   }
   if (g.drift >= g.a - g.drift) {
-    r.fail("training.eta", fmt::format("the gradient steps (eta * gradient bound = {} per step) "
-                                       "can move the iterates that far: {}; use a smaller eta, "
-                                       "fewer steps or a training.projection_diameter",
+    r.fail("training.eta", fmt::format("moves the iterates by up to eta * (gradient bound) = {} "
+                                       "per step: {}; use a smaller eta, fewer steps or a "
+                                       "projection",
                                        num(g.drift), reach));
   }
   r.fail("noise." + to_string(s.noise_key),

@@ -380,10 +380,10 @@ TEST_CASE("divergent training is rejected by validate and says so (item 12)", "[
   text.replace(text.find("eta = 0.02"), 10, "eta = 20.0");
   text.replace(text.find("epochs = 3"), 10, "epochs = 4");
   CHECK(error_of(text) ==
-        "training.eta = 20.0 (eta * lambda = 20 > 2 with model.lambda = 1: training diverges, "
-        "every step multiplies the distance to the minimiser by |1 - eta * lambda| = 19 and the "
-        "iterates reach about 1e129 after T = 100 steps, beyond the 1e100 the estimators "
-        "handle; need eta < 2 / lambda = 2, fewer steps or a training.projection_diameter)");
+        "training.eta = 20.0 (eta * lambda = 20 > 2 (model.lambda = 1): training diverges, each "
+        "step multiplies the distance to the minimiser by |1 - eta * lambda| = 19 and the "
+        "iterates reach about 1e129 in T = 100 steps (at most 1e100); need eta < 2 / lambda = "
+        "2, fewer steps or a projection)");
   // The same step size for 1 epoch (25 steps, 19^25 = 1e32) is finite: accepted.
   text.replace(text.find("epochs = 4"), 10, "epochs = 1");
   CHECK(error_of(text) == "no error");
@@ -394,8 +394,37 @@ TEST_CASE("divergent training is rejected by validate and says so (item 12)", "[
   std::string logistic = logistic_file("");
   logistic.replace(logistic.find("eta = 0.1"), 9, "eta = 9e17");
   CHECK_THAT(error_of(logistic),
-             Catch::StartsWith("training.eta = 9e+17 (eta * lambda = 9e+16 > 2 with model.lambda "
-                               "= 0.1: training diverges, every step multiplies the parameters"));
+             Catch::StartsWith("training.eta = 9e+17 (eta * lambda = 9e+16 > 2 (model.lambda = "
+                               "0.1): training diverges, each step multiplies the parameters"));
+  // Linear loss: no contraction, the gradient steps add up (1e99 * 1 * 1000 steps).
+  const std::string linear = R"([experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "linear"
+[data]
+preset = "linear_worst_case"
+n = 10
+lipschitz = 1.0
+[training]
+scheme = "full_batch"
+eta = 1e99
+steps = 1000
+[noise]
+step_std = 1.0
+)";
+  CHECK(error_of(linear) ==
+        "training.eta = 1e+99 (moves the iterates by up to eta * (gradient bound) = 1e+99 per "
+        "step: the iterates reach about 1e102 in T = 1000 steps (at most 1e100); use a smaller "
+        "eta, fewer steps or a projection)");
+  CHECK(error_of(std::string(linear).replace(linear.find("steps = 1000"), 12, "steps = 10")) ==
+        "no error");
+  std::string noisy = linear;
+  noisy.replace(noisy.find("eta = 1e99"), 10, "eta = 1.0");
+  noisy.replace(noisy.find("step_std = 1.0"), 14, "step_std = 1e99");
+  CHECK_THAT(error_of(noisy),
+             Catch::StartsWith("noise.step_std = 1e+99 (gives the per-step noise std s = 1e+99: "
+                               "the iterates reach about 1e103"));
 }
 
 TEST_CASE("a logistic run with init.std = 1e200 is rejected, not stored as NaN (item 15)",
@@ -405,7 +434,7 @@ TEST_CASE("a logistic run with init.std = 1e200 is rejected, not stored as NaN (
   // 1e100 itself is read, but ten standard deviations start the iterates beyond it.
   CHECK_THAT(error_of(logistic_file("[init]\nstd = 1e100\n")),
              Catch::StartsWith("init.std = 1e+100 (starts the iterates at a size of about "
-                               "2.449e+101; the iterates reach about 1e101"));
+                               "2.449e+101; the iterates reach about 1e101 in T = 25 steps"));
   CHECK(error_of(logistic_file("[init]\nstd = 1e90\n")) == "no error");
 }
 
