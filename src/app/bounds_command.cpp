@@ -218,7 +218,9 @@ void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
 }  // namespace
 
 int bounds_command(const BoundsArgs& args) {
-  const auto spec = config::load_experiment(args.file);
+  config::Overrides evaluate_only;  // the bounds need no simulation: no run-only checks
+  evaluate_only.simulated = false;
+  const auto spec = config::load_experiment(args.file, evaluate_only);
   if (args.csv) {
     print_csv(spec, args);
     return 0;

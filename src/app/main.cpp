@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "commands.hpp"
@@ -29,6 +31,20 @@ void print_scenarios(const config::ExperimentSpec& spec) {
   }
 }
 
+// --seed: a decimal integer in [0, 2^64 - 1]. CLI11 read it into a long long, which clamped
+// 2^64 - 1 to 2^63 - 1 silently (issue 13, item 16).
+std::uint64_t parse_seed(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 20 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE) {
+    throw InputError("--seed", text.size() > 40 ? text.substr(0, 40) + "..." : text,
+                     "must be an integer in [0, 2^64 - 1]");
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,7 +57,7 @@ int main(int argc, char** argv) {
   std::string file;
   app::RunArgs run_args;
   long trajectories = 0;
-  long long seed = -1;
+  std::string seed;  // parsed below: the whole uint64 range, never clamped
   auto* run =
       cli.add_subcommand("run", "simulate an experiment file and write an HDF5 results file");
   run->add_option("FILE", file, "experiment file (TOML)")->required();
@@ -140,10 +156,7 @@ int main(int argc, char** argv) {
         throw InputError("--trajectories", std::to_string(trajectories), "must be >= 1");
       run_args.overrides.trajectories = trajectories;
     }
-    if (run->count("--seed")) {
-      if (seed < 0) throw InputError("--seed", std::to_string(seed), "must be >= 0");
-      run_args.overrides.seed = static_cast<std::uint64_t>(seed);
-    }
+    if (run->count("--seed")) run_args.overrides.seed = parse_seed(seed);
     if (run->count("--threads") && (run_args.threads < 1 || run_args.threads > 4096)) {
       throw InputError("--threads", std::to_string(run_args.threads), "must be in [1, 4096]");
     }

@@ -100,6 +100,24 @@ bool decided(const audit::Cell& c, double margin) {
   return false;
 }
 
+// Before simulating: `-o` naming a directory used to fail only when the finished results were
+// renamed into place (issue 13, item 16). Creates the parent directories.
+void check_output_path(const std::string& out, bool from_option) {
+  const std::string key = from_option ? "-o" : "results file (default from experiment.name)";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    throw InputError(
+        key, out,
+        "is a directory; name the results file, e.g. " + (fs::path(out) / "results.h5").string());
+  }
+  const auto parent = fs::path(out).parent_path();
+  if (!parent.empty() && !fs::create_directories(parent, ec) && ec) {
+    throw InputError(key, out,
+                     "its directory " + parent.string() + " cannot be created: " + ec.message());
+  }
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -110,8 +128,7 @@ int run_command(const RunArgs& args) {
         fmt::format("at least the first round, experiment.trajectories = {}", spec.trajectories));
   }
   const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
-  const auto parent = std::filesystem::path(out).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  check_output_path(out, !args.output.empty());
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
 
   io::ResultsWriter writer(out, spec, {args.command_line, threads});

@@ -43,13 +43,35 @@ const std::array<const char*, kNumVars> kNames{
     "alpha", "eta", "sigma2", "lambda", "beta", "S_g",       "L",          "D",       "n",
     "b",     "K",   "T",      "j0",     "q",    "sigma_mul", "blog_sigma", "step_std"};
 
-/// Evaluates `expr` with the variables in `env`; translates muparser errors.
-double run(const std::string& bound, const std::string& where, const std::string& expr, Env& env) {
+/// Position of the first comma outside parentheses (-1 if none).
+int top_level_comma(const std::string& expr) {
+  int depth = 0;
+  for (std::size_t i = 0; i < expr.size(); ++i) {
+    if (expr[i] == '(') ++depth;
+    if (expr[i] == ')') --depth;
+    if (expr[i] == ',' && depth == 0) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Evaluates `expr` with the values in `env`; translates muparser errors.
+///
+/// The names are muparser *constants*, not variables: muparser's `=`, `+=`, ... assign to
+/// variables, so with variables `step_std = 1` would compile, overwrite step_std and return 1
+/// (a bound silently replaced). Assignment to a constant does not compile. A comma-separated
+/// list (several results, muparser keeps the last) is not one expression either.
+double run(const std::string& bound, const std::string& where, const std::string& expr,
+           const Env& env) {
   mu::Parser parser;
   try {
-    for (std::size_t i = 0; i < kNumVars; ++i) parser.DefineVar(kNames[i], &env.v[i]);
+    for (std::size_t i = 0; i < kNumVars; ++i) parser.DefineConst(kNames[i], env.v[i]);
     parser.SetExpr(expr);
-    return parser.Eval();
+    const double value = parser.Eval();
+    if (parser.GetNumResults() != 1) {
+      throw FormulaError(bound, where, expr, top_level_comma(expr), ",",
+                         "a comma-separated list is not one expression");
+    }
+    return value;
   } catch (const mu::Parser::exception_type& e) {
     const int len = static_cast<int>(expr.size());
     int pos = static_cast<int>(e.GetPos());
@@ -58,6 +80,10 @@ double run(const std::string& bound, const std::string& where, const std::string
     std::string problem;
     if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty()) {
       problem = fmt::format("unknown name \"{}\"", token);
+    } else if (e.GetCode() == mu::ecUNEXPECTED_OPERATOR && token == "=") {
+      problem =
+          "assignment is not allowed (a formula is an expression of the names; "
+          "compare with ==)";
     } else {
       problem = fmt::format("syntax error ({})", e.GetMsg());
     }

@@ -11,6 +11,7 @@
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/config/noise.hpp"
+#include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -39,6 +40,14 @@ std::string to_string(NoiseKey v) {
 }
 
 namespace {
+
+// Limits that keep one file's work bounded (docs/experiments.md, "Limits"): scenarios of a
+// sweep; orders per alphas list and the largest order (the estimators' cost grows with alpha:
+// alpha = 10^6 made a 1000-trajectory run take 30 s, 10^4 costs nothing measurable).
+constexpr std::size_t kMaxScenarios = 100'000;
+constexpr std::size_t kMaxOrders = 1000;
+constexpr double kMaxAlpha = 1e4;
+constexpr double kMaxTrajectories = 1e12;  // per dataset and scenario, after --scale
 
 // ---------------------------------------------------------------- sweeps
 
@@ -108,21 +117,6 @@ std::vector<SweepAxis> find_sweep_axes(const toml::table& root) {
   return axes;
 }
 
-// Replaces the list at `key` by its element `i` in a copy of the document.
-void pick(toml::table& doc, const SweepAxis& axis, std::size_t i) {
-  const auto dot = axis.key.find('.');
-  auto* table = doc[axis.key.substr(0, dot)].as_table();
-  const std::string leaf = axis.key.substr(dot + 1);
-  const toml::node* v = axis.values->get(i);
-  if (const auto* sv = v->as_string()) {
-    table->insert_or_assign(leaf, sv->get());
-  } else if (const auto* iv = v->as_integer()) {
-    table->insert_or_assign(leaf, iv->get());
-  } else {
-    table->insert_or_assign(leaf, v->as_floating_point()->get());
-  }
-}
-
 // ---------------------------------------------------------------- one scenario
 
 template <class Enum>
@@ -187,7 +181,9 @@ void read_data(Scenario& s, Reader& r) {
     s.data.points.resize(n, p);
     for (int i = 0; i < n; ++i) {
       if (static_cast<int>((*pts)[i].size()) != p) {
-        throw InputError("data.points[" + std::to_string(i) + "]", r.text("data.points"),
+        const std::size_t got = (*pts)[i].size();
+        throw InputError("data.points[" + std::to_string(i) + "]",
+                         std::to_string(got) + (got == 1 ? " number" : " numbers"),
                          "each record needs " + std::to_string(p) + " numbers");
       }
       for (int j = 0; j < p; ++j) s.data.points(i, j) = (*pts)[i][j];
@@ -506,15 +502,26 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
   return out;
 }
 
+// A list of Renyi orders: each in (1, 10^4], at most 1000 of them.
+std::optional<std::vector<double>> read_orders(Reader& r, const std::string& key) {
+  auto alphas = r.vector(key);
+  if (!alphas) return alphas;
+  if (alphas->size() > kMaxOrders) {
+    throw InputError(key, std::to_string(alphas->size()) + " orders", "at most 1000 orders");
+  }
+  for (std::size_t i = 0; i < alphas->size(); ++i) {
+    const double a = (*alphas)[i];
+    if (!(a > 1 && a <= kMaxAlpha)) {
+      throw InputError(key + "[" + std::to_string(i) + "]", fmt::format("{}", a),
+                       "orders must be > 1 and <= 10^4");
+    }
+  }
+  return alphas;
+}
+
 void read_bounds(Scenario& s, Reader& r) {
   auto& b = s.bounds;
-  if (auto alphas = r.vector("bounds.alphas")) {
-    for (std::size_t i = 0; i < alphas->size(); ++i) {
-      if (!((*alphas)[i] > 1)) {
-        throw InputError("bounds.alphas[" + std::to_string(i) + "]",
-                         fmt::format("{}", (*alphas)[i]), "orders must be > 1");
-      }
-    }
+  if (auto alphas = read_orders(r, "bounds.alphas")) {
     if (alphas->empty()) r.fail("bounds.alphas", "needs at least one order");
     b.alphas = *alphas;
   }
@@ -558,15 +565,7 @@ void read_bounds(Scenario& s, Reader& r) {
 void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
   auto& e = s.estimate;
   e.enabled = r.boolean("estimate.enabled").value_or(true);
-  if (auto alphas = r.vector("estimate.alphas")) {
-    for (std::size_t i = 0; i < alphas->size(); ++i) {
-      if (!((*alphas)[i] > 1)) {
-        throw InputError("estimate.alphas[" + std::to_string(i) + "]",
-                         fmt::format("{}", (*alphas)[i]), "orders must be > 1");
-      }
-    }
-    e.extra_alphas = *alphas;
-  }
+  if (auto alphas = read_orders(r, "estimate.alphas")) e.extra_alphas = *alphas;
   e.confidence = r.number("estimate.confidence").value_or(0.95);
   if (!(e.confidence > 0 && e.confidence < 1)) r.fail("estimate.confidence", "must be in (0, 1)");
   // Every trajectory is counted; the pilot (streams of its own) is the selection phase.
@@ -609,9 +608,10 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
     r.fail("estimate.bootstrap", "must be in [0, 10^5]");
 }
 
-Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>& sweep_index,
-                       long trajectories, double scale) {
-  Reader r(doc, sweep_index);
+Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reader::Swept>& swept,
+                       long trajectories, const TrajectorySource& source) {
+  const double scale = source.scale;
+  Reader r(doc, swept);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
   for (const char* k : {"experiment.name", "experiment.description", "experiment.seed",
                         "experiment.trajectories", "experiment.sweep"}) {
@@ -634,6 +634,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, int>&
   read_bounds(s, r);
   read_estimate(s, r, trajectories, scale);
   r.reject_unused();
+  check_scenario_limits(s, r, trajectories, source);
   return s;
 }
 
@@ -670,15 +671,34 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
   if (seed < 0) r.fail("experiment.seed", "must be >= 0");
   spec.seed = overrides.seed.value_or(static_cast<std::uint64_t>(seed));
   const long m = r.require_integer("experiment.trajectories", "trajectories per dataset >= 1");
-  spec.trajectories = overrides.trajectories.value_or(m);
+  TrajectorySource source;
+  source.key = overrides.trajectories ? "--trajectories" : "experiment.trajectories";
+  source.scale = overrides.scale;
+  source.simulated = overrides.simulated;
+  const long unscaled = overrides.trajectories.value_or(m);
+  if (unscaled < 1) {
+    if (overrides.trajectories)
+      throw InputError("--trajectories", std::to_string(unscaled), "must be >= 1");
+    r.fail("experiment.trajectories", "must be >= 1");
+  }
   if (!(overrides.scale > 0.0 && overrides.scale <= 1e6)) {
     throw InputError("--scale", fmt::format("{}", overrides.scale), "must be in (0, 10^6]");
   }
-  spec.trajectories = std::lround(static_cast<double>(spec.trajectories) * overrides.scale);
+  // Checked in double before rounding: 2^63 - 1 trajectories x --scale 10 overflowed a long.
+  const double scaled = static_cast<double>(unscaled) * overrides.scale;
+  if (scaled > kMaxTrajectories) {
+    throw InputError(
+        overrides.scale != 1.0 ? "--scale" : source.key,
+        overrides.scale != 1.0 ? fmt::format("{}", overrides.scale) : std::to_string(unscaled),
+        fmt::format("{} x {} = {:.4g} trajectories per dataset; at most 10^12", unscaled,
+                    overrides.scale, scaled));
+  }
+  spec.trajectories = std::lround(scaled);
   if (spec.trajectories < 1) {
-    if (overrides.trajectories)
-      throw InputError("--trajectories", std::to_string(spec.trajectories), "must be >= 1");
-    r.fail("experiment.trajectories", "must be >= 1");
+    throw InputError("--scale", fmt::format("{}", overrides.scale),
+                     fmt::format("leaves {} x {:g} < 0.5 trajectories per dataset from {} = {}; "
+                                 "need --scale >= {:.3g}",
+                                 unscaled, overrides.scale, source.key, unscaled, 0.5 / unscaled));
   }
   spec.sweep_mode = r.string("experiment.sweep").value_or("product");
   if (spec.sweep_mode != "product" && spec.sweep_mode != "zip") {
@@ -698,15 +718,21 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
       count = a.values->size();
     } else {
       count *= a.values->size();
-      if (count > 100'000)
-        throw InputError(a.key, "...", "the sweep expands to more than 10^5 scenarios");
+      if (count > kMaxScenarios) {
+        throw InputError(a.key, std::to_string(a.values->size()) + " values",
+                         "the product sweep expands to more than 10^5 scenarios");
+      }
     }
   }
-  if (count > (1u << 20)) throw InputError("experiment.sweep", "...", "too many scenarios");
+  if (count > kMaxScenarios) {
+    throw InputError(axes.front().key, std::to_string(count) + " values",
+                     "a sweep expands to at most 10^5 scenarios");
+  }
 
   for (std::size_t c = 0; c < count; ++c) {
-    toml::table copy = doc;
-    std::map<std::string, int> index;
+    // The scenario reads each swept key's element through the Reader; copying the document
+    // per point instead made the expansion quadratic (issue 13, item 13).
+    std::map<std::string, Reader::Swept> swept;
     std::vector<SweepValue> point;
     std::size_t rest = c;
     // Product order: the last swept key varies fastest.
@@ -716,9 +742,8 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
         i = rest % axes[a].values->size();
         rest /= axes[a].values->size();
       }
-      pick(copy, axes[a], i);
-      index[axes[a].key] = static_cast<int>(i);
       const toml::node* v = axes[a].values->get(i);
+      swept[axes[a].key] = {static_cast<int>(i), v};
       if (const auto* str = v->as_string()) {
         point.insert(point.begin(), {axes[a].key, kNaN, str->get()});
       } else {
@@ -726,7 +751,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
         point.insert(point.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
       }
     }
-    Scenario s = read_scenario(copy, index, spec.trajectories, overrides.scale);
+    Scenario s = read_scenario(doc, swept, spec.trajectories, source);
     s.index = static_cast<int>(c);
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));

@@ -11,6 +11,23 @@ namespace rdpaudit::config {
 
 namespace {
 
+// Values are echoed in messages at most this long: a 10^4-element data.points used to be
+// printed whole (issue 13, item 16).
+constexpr std::size_t kMaxEcho = 80;
+
+std::string capped(std::string raw, const toml::node& n) {
+  std::string text;  // toml++ prints long arrays over several lines: one line, single spaces
+  for (const char c : raw) {
+    const bool space = c == '\n' || c == ' ' || c == '\t';
+    if (!space || (!text.empty() && text.back() != ' ')) text += space ? ' ' : c;
+  }
+  if (text.size() <= kMaxEcho) return text;
+  text.resize(kMaxEcho - 20);
+  if (const auto* arr = n.as_array())
+    return text + " ... (" + std::to_string(arr->size()) + " values)";
+  return text + " ...";
+}
+
 std::string node_text(const toml::node& n) {
   std::ostringstream os;
   if (const auto* s = n.as_string()) {
@@ -24,8 +41,18 @@ std::string node_text(const toml::node& n) {
   } else {
     n.visit([&os](const auto& v) { os << v; });
   }
-  return os.str();
+  return capped(os.str(), n);
 }
+
+// rdpaudit computes in double precision: squares and sums of squares of up to 10^9 steps and
+// 10^8 trajectories stay finite and normal for magnitudes in [1e-100, 1e100] (docs/experiments.md,
+// "Limits"). 1e308 read as a length made bin widths inf and edges NaN (issue 13, item 11).
+bool in_range(double v) {
+  const double a = std::fabs(v);
+  return std::isfinite(v) && (a == 0 || (a >= kMinMagnitude && a <= kMaxMagnitude));
+}
+
+constexpr const char* kRangeText = "must be finite: 0 or of magnitude in [1e-100, 1e100]";
 
 bool as_double(const toml::node& n, double& out) {
   if (const auto* f = n.as_floating_point()) {
@@ -53,11 +80,12 @@ void collect_keys(const toml::table& t, const std::string& prefix, std::vector<s
 
 }  // namespace
 
-Reader::Reader(const toml::table& root, std::map<std::string, int> sweep_index)
-    : root_(root), sweep_index_(std::move(sweep_index)) {}
+Reader::Reader(const toml::table& root, std::map<std::string, Swept> swept)
+    : root_(root), swept_(std::move(swept)) {}
 
 const toml::node* Reader::node(const std::string& path) const {
-  return root_.at_path(path).node();
+  const auto it = swept_.find(path);
+  return it != swept_.end() ? it->second.value : root_.at_path(path).node();
 }
 
 bool Reader::has(const std::string& path) const {
@@ -65,8 +93,8 @@ bool Reader::has(const std::string& path) const {
 }
 
 std::string Reader::display(const std::string& path) const {
-  const auto it = sweep_index_.find(path);
-  return it == sweep_index_.end() ? path : path + "[" + std::to_string(it->second) + "]";
+  const auto it = swept_.find(path);
+  return it == swept_.end() ? path : path + "[" + std::to_string(it->second.index) + "]";
 }
 
 std::string Reader::text(const std::string& path) const {
@@ -84,7 +112,7 @@ std::optional<double> Reader::number(const std::string& path) {
   used_.insert(path);
   double v = 0;
   if (!as_double(*n, v)) fail(path, "must be a number");
-  if (!std::isfinite(v)) fail(path, "must be finite");
+  if (!in_range(v)) fail(path, kRangeText);
   return v;
 }
 
@@ -126,10 +154,13 @@ std::optional<std::vector<double>> Reader::vector(const std::string& path) {
   std::vector<double> out;
   for (std::size_t i = 0; i < arr->size(); ++i) {
     double v = 0;
-    if (!as_double(*arr->get(i), v) || !std::isfinite(v)) {
+    if (!as_double(*arr->get(i), v)) {
       throw InputError(display(path) + "[" + std::to_string(i) + "]", node_text(*arr->get(i)),
-                       "must be a finite number");
+                       "must be a number");
     }
+    if (!in_range(v))
+      throw InputError(display(path) + "[" + std::to_string(i) + "]", node_text(*arr->get(i)),
+                       kRangeText);
     out.push_back(v);
   }
   return out;
@@ -185,10 +216,13 @@ std::optional<std::vector<std::vector<double>>> Reader::matrix(const std::string
     std::vector<double> r;
     for (std::size_t j = 0; j < row->size(); ++j) {
       double v = 0;
-      if (!as_double(*row->get(j), v) || !std::isfinite(v)) {
+      if (!as_double(*row->get(j), v)) {
         throw InputError(row_key + "[" + std::to_string(j) + "]", node_text(*row->get(j)),
-                         "must be a finite number");
+                         "must be a number");
       }
+      if (!in_range(v))
+        throw InputError(row_key + "[" + std::to_string(j) + "]", node_text(*row->get(j)),
+                         kRangeText);
       r.push_back(v);
     }
     out.push_back(std::move(r));

@@ -115,3 +115,43 @@ TEST_CASE("evaluate_all lists the custom bounds after the built-in ones", "[boun
   CHECK(all.back().value == 10.0);
   CHECK(all.front().name == bound_catalogue().front().name);
 }
+
+// The scheme enum of Params, whatever its name (a parallel branch renames it).
+using AnyScheme = decltype(Params::scheme);
+
+TEST_CASE("assignment is rejected in formulas and conditions (issue 13, item 2)",
+          "[bounds][custom]") {
+  // muparser's `=` assigns: `step_std = 1` as a condition used to overwrite step_std for the
+  // formula evaluated after it, changing the audited bound silently.
+  const FormulaError in_condition = formula_error({"c", "alpha/step_std^2", {"step_std = 1"}});
+  CHECK(in_condition.where() == "condition 1");
+  CHECK(in_condition.position() == 9);
+  CHECK(std::string(in_condition.what()) ==
+        "custom bound \"c\": assignment is not allowed (a formula is an expression of the "
+        "names; compare with ==) at position 9 in condition 1 \"step_std = 1\"");
+
+  const FormulaError in_formula = formula_error({"f", "alpha = 3"});
+  CHECK(in_formula.where() == "formula");
+  CHECK(in_formula.position() == 6);
+  CHECK_THAT(in_formula.what(), Contains("assignment is not allowed"));
+  for (const char* f : {"alpha += 1", "(eta = 2) * alpha", "alpha > 2 ? step_std = 1 : 2",
+                        "alpha -= 1", "alpha *= 2", "alpha /= 2"}) {
+    INFO(f);
+    CHECK_THAT(formula_error({"f", f}).what(), Contains("assignment is not allowed"));
+  }
+  // Comparisons still work, and a comparison in a condition decides applicability.
+  const Params p = figure_params(AnyScheme::kShufflePartition, 10, 0);
+  const CustomBound cmp({"cmp", "alpha", {"alpha == 2", "alpha <= 2", "alpha >= 2", "alpha != 3"}});
+  CHECK(cmp.evaluate(p, 2.0).applicable());
+  CHECK_FALSE(cmp.evaluate(p, 3.0).applicable());
+}
+
+TEST_CASE("a comma-separated list is not one expression", "[bounds][custom]") {
+  // muparser evaluates "a, b" to b: the bound would be the last item only.
+  const FormulaError list = formula_error({"l", "sum(alpha, 1), eta"});
+  CHECK(list.position() == 13);
+  CHECK_THAT(list.what(), Contains("a comma-separated list is not one expression"));
+  CHECK_THAT(formula_error({"l", "alpha", {"1, 0"}}).what(), Contains("condition 1"));
+  const Params p = figure_params(AnyScheme::kShufflePartition, 10, 0);
+  CHECK(*CustomBound({"s", "sum(alpha, 1)"}).evaluate(p, 2.0).value == 3.0);
+}

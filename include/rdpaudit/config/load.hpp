@@ -18,6 +18,9 @@ struct Overrides {
   /// --scale: multiplies experiment.trajectories (after --trajectories), and with them the
   /// default estimate.pilot.
   double scale = 1.0;
+  /// false (`rdpaudit bounds`): skip the checks only a simulation needs (divergence, work,
+  /// samples for the estimators; config/limits.hpp).
+  bool simulated = true;
 };
 
 /// Parses experiment text. `source_name` appears in messages (usually the path).

@@ -12,11 +12,23 @@
 
 namespace rdpaudit::config {
 
+/// Every real number read from a file is 0 or has a magnitude in [kMinMagnitude,
+/// kMaxMagnitude]; so must the per-step noise std and the a-priori size of the iterates.
+inline constexpr double kMinMagnitude = 1e-100;
+inline constexpr double kMaxMagnitude = 1e100;
+
 class Reader {
  public:
-  /// `sweep_index` maps a swept key path to the list position this scenario took, so a bad
-  /// value is reported as e.g. training.eta[2].
-  Reader(const toml::table& root, std::map<std::string, int> sweep_index = {});
+  /// One swept key at one scenario: the list position and that element of the list.
+  struct Swept {
+    int index;
+    const toml::node* value;
+  };
+  /// `swept` maps a swept key path to the element this scenario takes: reads of that path
+  /// see the element instead of the list (the document is not copied per scenario, so a
+  /// sweep expands in time linear in its size), and a bad value is reported as e.g.
+  /// training.eta[2].
+  Reader(const toml::table& root, std::map<std::string, Swept> swept = {});
 
   bool has(const std::string& path) const;
   std::optional<double> number(const std::string& path);
@@ -48,7 +60,7 @@ class Reader {
  private:
   const toml::node* node(const std::string& path) const;
   const toml::table& root_;
-  std::map<std::string, int> sweep_index_;
+  std::map<std::string, Swept> swept_;
   std::set<std::string> used_;
 };
 

@@ -1,0 +1,28 @@
+// Checks of one scenario as a whole that decide, from the file alone, whether the simulation
+// and the estimators can run: the per-step noise and the iterates stay within the magnitudes
+// double precision handles, the training does not diverge, a fixed histogram range has
+// distinct edges, and the estimators get enough samples to split. Without them such files
+// passed `validate` and failed only after simulating, with messages about internal names
+// (issue 13, items 11, 12, 15). Every check names the user's key, its value and what to change.
+#pragma once
+
+#include <string>
+
+#include "rdpaudit/config/reader.hpp"
+#include "rdpaudit/config/scenario.hpp"
+
+namespace rdpaudit::config {
+
+/// Where a scenario's trajectory count came from, to blame the right key.
+struct TrajectorySource {
+  std::string key = "experiment.trajectories";  ///< or "--trajectories"
+  double scale = 1.0;                           ///< --scale
+  bool simulated = true;                        ///< false: skip the run-only checks
+};
+
+/// Throws InputError for the first limit the scenario breaks (docs/experiments.md, "Limits");
+/// the checks of the simulation (work, divergence, estimator samples) only when simulated.
+void check_scenario_limits(const Scenario& s, Reader& r, long trajectories,
+                           const TrajectorySource& source);
+
+}  // namespace rdpaudit::config

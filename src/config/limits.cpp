@@ -1,0 +1,166 @@
+#include "rdpaudit/config/limits.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::config {
+
+namespace {
+
+std::string num(double x) {
+  return fmt::format("{:.4g}", x);
+}
+
+// ---------------------------------------------------------------- noise
+
+// The per-step std s is derived from the file's noise key and eta (e.g. s = eta * blog_sigma),
+// so it can leave the range of magnitudes although both inputs are inside it.
+void check_noise(const Scenario& s, Reader& r) {
+  const double v = s.step_std;
+  if (std::isfinite(v) && v >= kMinMagnitude && v <= kMaxMagnitude) return;
+  r.fail("noise." + to_string(s.noise_key),
+         fmt::format("gives the per-step noise std s = {} with training.eta = {}; s must be in "
+                     "[1e-100, 1e100]",
+                     num(v), num(s.eta)));
+}
+
+// ---------------------------------------------------------------- steps and work
+
+constexpr double kMaxSteps = 1e9;
+// trajectories x steps of one scenario: with at most 10^5 scenarios and both datasets the
+// run's total stays below 2^63 (the progress counter), and 10^13 trajectory-steps already
+// take hours on a server.
+constexpr double kMaxWork = 1e13;
+
+void check_work(const Scenario& s, Reader& r, long trajectories, const TrajectorySource& src) {
+  if (s.epochs > 0 && static_cast<double>(s.steps) > kMaxSteps) {
+    r.fail("training.epochs", fmt::format("gives T = K * {} steps per epoch = {} steps; at most "
+                                          "10^9 steps",
+                                          s.steps_per_epoch, s.steps));
+  }
+  const double work = static_cast<double>(trajectories) * static_cast<double>(s.steps);
+  if (work > kMaxWork) {
+    throw InputError(src.key, std::to_string(trajectories),
+                     fmt::format("{} trajectories x {} steps = {} trajectory-steps per dataset "
+                                 "and scenario; at most 10^13",
+                                 trajectories, s.steps, num(work)));
+  }
+}
+
+// ---------------------------------------------------------------- tally.range
+
+void check_range(const Scenario& s, Reader& r) {
+  if (!s.has_range) return;
+  const int bins = s.dim > 1 ? std::max(s.bins, s.bins_2d) : s.bins;
+  const double width = (s.range_hi - s.range_lo) / bins;
+  const double scale = std::max(std::fabs(s.range_lo), std::fabs(s.range_hi));
+  // The edges lo + k * width must be distinct doubles: keep thousands of ulps per bin.
+  if (width >= 1e-12 * scale) return;
+  r.fail("tally.range",
+         fmt::format("{} bins of width {} are below the resolution of numbers near {}; widen "
+                     "the range or use fewer tally.bins",
+                     bins, num(width), num(scale)));
+}
+
+// ---------------------------------------------------------------- the iterates
+
+// log10 of an a-priori size of the iterates: |theta_{t+1}| <= c |theta_t| + a with the
+// contraction c of the update and a = eta * (gradient bound) + 10 s sqrt(d) (ten noise
+// standard deviations), so |theta_T| <= c^T |theta_0| + a * sum_{t<T} c^t.
+struct Growth {
+  double c = 1;      ///< factor of |theta| per step
+  double m0 = 0;     ///< |theta_0| (mean + 10 std)
+  double a = 0;      ///< additive push per step
+  double drift = 0;  ///< the gradient's part of a
+  double log10 = 0;  ///< log10 of the bound on |theta_T|
+};
+
+Growth iterate_growth(const Scenario& s) {
+  Growth g;
+  double x = s.data.replacement.norm();  // largest record norm (data, gradient or features)
+  for (int i = 0; i < s.n(); ++i) x = std::max(x, s.data.points.row(i).norm());
+  // Poisson divides the batch sum by the expected size q n: up to 1/q times a mean.
+  const double poisson = s.scheme == BatchScheme::kPoisson ? 1.0 / s.sampling_rate : 1.0;
+  double gradient = 0;
+  switch (s.loss) {
+    case LossKind::kQuadratic:  // theta <- (1 - eta lambda) theta + eta lambda mean(x_B)
+      g.c = std::fabs(1.0 - s.eta * s.lambda);
+      gradient = s.lambda * x;
+      break;
+    case LossKind::kLinear:  // theta <- theta - eta mean(g_B)
+      gradient = x * poisson;
+      break;
+    case LossKind::kLogistic:  // the L2 term scales theta by 1 - eta lambda; the rest is bounded
+      g.c = std::fabs(1.0 - s.eta * s.lambda);
+      gradient = std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0))) * poisson;
+      break;
+  }
+  const double d = std::sqrt(static_cast<double>(s.dim));
+  g.m0 = s.init_mean.norm() + 10.0 * s.init_std * d;
+  g.drift = s.eta * gradient;
+  g.a = g.drift + 10.0 * s.step_std * d;
+  const double t = static_cast<double>(s.steps);
+  if (g.c > 1) {  // sum_{t<T} c^t <= min(T, 1/(c-1)) c^T
+    g.log10 = t * std::log10(g.c) + std::log10(g.m0 + g.a * std::min(t, 1.0 / (g.c - 1.0)));
+  } else {
+    g.log10 = std::log10(g.m0 + g.a * (g.c < 1 ? std::min(t, 1.0 / (1.0 - g.c)) : t));
+  }
+  return g;
+}
+
+void check_iterates(const Scenario& s, Reader& r) {
+  // A projection keeps every iterate in its ball, whose size the inputs' range bounds.
+  if (std::isfinite(s.projection_diameter)) return;
+  // Quadratic loss with Poisson sampling: the contraction 1 - eta lambda |B|/(qn) is random
+  // per step; whether it diverges shows only in the simulation (sim/ detects it).
+  if (s.loss == LossKind::kQuadratic && s.scheme == BatchScheme::kPoisson) return;
+  const Growth g = iterate_growth(s);
+  if (!(g.log10 > std::log10(kMaxMagnitude))) return;
+  const std::string reach = fmt::format(
+      "the iterates reach about 1e{:.0f} in T = {} steps (at most 1e100)", g.log10, s.steps);
+  if (g.c > 1) {
+    r.fail("training.eta",
+           fmt::format(
+               "eta * lambda = {} > 2 (model.lambda = {}): training diverges, each step "
+               "multiplies {} by |1 - eta * lambda| = {} and {}; need eta < 2 / lambda = {}, "
+               "fewer steps or a projection",
+               num(s.eta * s.lambda), num(s.lambda),
+               s.loss == LossKind::kQuadratic ? "the distance to the minimiser" : "the parameters",
+               num(g.c), reach, num(2.0 / s.lambda)));
+  }
+  const double steps = g.c < 1 ? std::min(static_cast<double>(s.steps), 1.0 / (1.0 - g.c))
+                               : static_cast<double>(s.steps);
+  if (g.m0 >= g.a * steps) {
+    const bool by_std = 10.0 * s.init_std * std::sqrt(s.dim) >= s.init_mean.norm();
+    r.fail(by_std ? "init.std" : "init.mean",
+           fmt::format("starts the iterates at a size of about {}; {}", num(g.m0), reach));
+  }
+  if (g.drift >= g.a - g.drift) {
+    r.fail("training.eta", fmt::format("moves the iterates by up to eta * (gradient bound) = {} "
+                                       "per step: {}; use a smaller eta, fewer steps or a "
+                                       "projection",
+                                       num(g.drift), reach));
+  }
+  r.fail("noise." + to_string(s.noise_key),
+         fmt::format("gives the per-step noise std s = {}: {}", num(s.step_std), reach));
+}
+
+}  // namespace
+
+void check_scenario_limits(const Scenario& s, Reader& r, long trajectories,
+                           const TrajectorySource& source) {
+  check_noise(s, r);
+  check_range(s, r);
+  if (!source.simulated) return;
+  check_work(s, r, trajectories, source);
+  check_iterates(s, r);
+  // The estimators need no split of the counted trajectories any more: the selection phase
+  // runs on estimate.pilot (>= 1000, checked where it is read) and every trajectory is
+  // counted, so no size decidable from the file leaves an estimator without rows.
+}
+
+}  // namespace rdpaudit::config
