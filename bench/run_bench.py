@@ -134,8 +134,11 @@ def main():
         steps = toml_value(text, "steps") if re.search(r"(?m)^steps = ", text) else None
         if steps is None:  # epochs x floor(n / b)
             steps = toml_value(text, "epochs") * (toml_value(text, "n") // toml_value(text, "batch_size"))
-        after = [rdpaudit(args.cli, path, steps, m)[0] for _ in range(args.repeats)]
-        before = [rdpaudit(args.baseline, path, steps, m)[0] for _ in range(args.repeats)] if args.baseline else []
+        before, after = [], []
+        for _ in range(args.repeats):  # interleaved, so that both see the same load
+            after.append(rdpaudit(args.cli, path, steps, m)[0])
+            if args.baseline:
+                before.append(rdpaudit(args.baseline, path, steps, m)[0])
         loss_rates[name] = (before, after)
 
     med = {k: statistics.median(v) for k, v in rows.items()}

@@ -66,7 +66,9 @@ class TrajectoryRunner {
   /// Trajectories advanced together. Each step of one trajectory is a chain of dependent
   /// floating-point operations through theta; interleaving independent trajectories lets
   /// the CPU overlap those chains (W1 ran 2.5x the time of its normals alone one at a time).
-  static constexpr int kLanes = 16;
+  /// bench_w1's process CPU time: 8 lanes 0.88 s, 16 lanes 0.76-0.82 s, 32 lanes 0.79 s
+  /// against 0.82 s for 16 in paired runs (16 independent SSE2 chains in the lane-minor step).
+  static constexpr int kLanes = 32;
   /// Largest per-lane cache of batch sums (doubles), see run().
   static constexpr long kMaxCachedSums = 4096;
   /// Steps of noise drawn ahead per lane (see draw_noise).
