@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::config {
 

@@ -5,7 +5,7 @@
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/rao_blackwell.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 namespace rdpaudit::estimate {

@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 

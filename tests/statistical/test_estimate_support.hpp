@@ -14,7 +14,7 @@
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/samples.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::estimate::testing {
 

@@ -11,7 +11,7 @@
 #include "rdpaudit/estimate/histogram.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/types.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 using namespace rdpaudit::estimate;
 using rdpaudit::InputError;

@@ -7,7 +7,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 using namespace rdpaudit::estimate;

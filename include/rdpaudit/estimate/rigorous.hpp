@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "rdpaudit/estimate/types.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::estimate {
 

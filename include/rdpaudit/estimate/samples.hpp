@@ -10,7 +10,7 @@
 
 #include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/estimate/types.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::estimate {
 

@@ -29,7 +29,7 @@
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/estimate/variational.hpp"
-#include "rdpaudit/rng/philox.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/tally/cells.hpp"
 
 namespace rdpaudit::estimate {
