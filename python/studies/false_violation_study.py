@@ -81,7 +81,7 @@ def read_audit(path):
         meta = dict(level=float(a.attrs["level"]), hypotheses=int(a.attrs["hypotheses"]),
                     git_hash=str(f.attrs["git_hash"]), tool_version=str(f.attrs["tool_version"]),
                     trajectories=int(f.attrs["trajectories"]),
-                    samples=int(f["scenarios/0000/estimates"].attrs["samples_per_dataset"]),
+                    samples=int(f.attrs["trajectories"]),  # every trajectory is counted (two phases)
                     rho=[m / s for m, s in zip(mu, step_std)])
     return names, cells, meta
 
@@ -213,7 +213,7 @@ def main():
     L.append("")
     L.append(f"**Runs.** `rdpaudit run {EXPERIMENT} --seed S` for S = 1 … {N}: {N} independent "
              f"audits, each with {meta0['trajectories']} trajectories per dataset "
-             f"({meta0['samples']} samples per dataset for the estimators) and three scenarios: "
+             f"(all counted, after a pilot of their own) and three scenarios: "
              "one step of full-batch noisy GD on the 1-D quadratic loss with the worst-case pair, "
              "so P = N(0, s²) and P' = N(μ, s²) with μ/s = "
              + ", ".join(f"{r:.3g}" for r in rho)
