@@ -562,7 +562,7 @@ void read_bounds(Scenario& s, Reader& r) {
   }
 }
 
-void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
+void read_estimate(Scenario& s, Reader& r, long trajectories) {
   auto& e = s.estimate;
   e.enabled = r.boolean("estimate.enabled").value_or(true);
   if (auto alphas = read_orders(r, "estimate.alphas")) e.extra_alphas = *alphas;
@@ -577,12 +577,14 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
              "runs on a pilot of its own (estimate.pilot trajectories per dataset)");
     }
   }
-  // Default: a quarter of the counted trajectories, at least 20 000 and at most 10^6; --scale
-  // grows it with the trajectories. A pilot of its own size is never scaled.
+  // Default: a quarter of the counted trajectories, at least 20 000 and at most 10^6 (4 x 10^5
+  // above d = 2, where the pilot's last iterates and the learned score's design matrix would
+  // otherwise dominate the memory); --scale grows it with the trajectories. A pilot of its own
+  // size is never scaled.
   const auto pilot = r.integer("estimate.pilot");
   e.pilot = pilot ? *pilot
                   : std::clamp<long>(std::lround(0.25 * static_cast<double>(trajectories)), 20'000,
-                                     1'000'000);
+                                     s.dim <= 2 ? 1'000'000 : 400'000);
   if (e.pilot < 1000 || e.pilot > 100'000'000) {
     r.fail("estimate.pilot",
            "must be in [1000, 10^8] (trajectories per dataset of the selection phase: the "
@@ -610,7 +612,6 @@ void read_estimate(Scenario& s, Reader& r, long trajectories, double scale) {
 
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reader::Swept>& swept,
                        long trajectories, const TrajectorySource& source) {
-  const double scale = source.scale;
   Reader r(doc, swept);
   // The [experiment] table is read once for the whole file; mark its keys as known here.
   for (const char* k : {"experiment.name", "experiment.description", "experiment.seed",
@@ -632,7 +633,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reade
   read_init(s, r);
   read_tally(s, r);
   read_bounds(s, r);
-  read_estimate(s, r, trajectories, scale);
+  read_estimate(s, r, trajectories);
   r.reject_unused();
   check_scenario_limits(s, r, trajectories, source);
   return s;

@@ -178,10 +178,17 @@ std::unique_ptr<RatioModel> fit_logistic_ratio(const SampleView& p, const Sample
                      "degree " + std::to_string(o.degree) + ", knots " + std::to_string(o.knots),
                      "need degree >= 1, knots >= 0, max_iterations >= 1, ridge >= 0");
   }
-  const std::size_t np = std::min(p.rows, o.max_train_per_side);
-  const std::size_t nq = std::min(q.rows, o.max_train_per_side);
+  std::size_t np = std::min(p.rows, o.max_train_per_side);
+  std::size_t nq = std::min(q.rows, o.max_train_per_side);
   FeatureMap fm(p, q, np, nq, o);
   const auto nf = static_cast<Eigen::Index>(fm.size());
+  // The design matrix is rows x features doubles: at most kDesignDoubles (64 MB), so that the
+  // selection phase stays O(pilot) in memory at d = 8 too (spline features and their pairwise
+  // products: ~85 features there; d <= 2 keeps every row up to max_train_per_side).
+  constexpr std::size_t kDesignDoubles = 8'000'000;
+  const std::size_t cap = std::max<std::size_t>(20000, kDesignDoubles / (2 * fm.size()));
+  np = std::min(np, cap);
+  nq = std::min(nq, cap);
   const auto n = static_cast<Eigen::Index>(np + nq);
   Eigen::MatrixXd x(n, nf);
   Eigen::VectorXd y(n), w(n);

@@ -34,7 +34,8 @@ struct LogisticOptions {
   int degree = 2;                           ///< polynomial total degree
   int knots = 8;                            ///< spline knots per coordinate (pooled quantiles)
   double ridge = 1e-6;                      ///< L2 penalty on the non-constant coefficients
-  std::size_t max_train_per_side = 200000;  ///< first rows of each side used for fitting
+  std::size_t max_train_per_side = 200000;  ///< first rows of each side used for fitting (fewer
+                                            ///< with many features: a 64 MB design matrix)
   int max_iterations = 50;                  ///< Newton steps
 };
 
