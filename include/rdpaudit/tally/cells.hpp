@@ -30,7 +30,9 @@ class CellIndex {
   std::size_t cell(double x) const {
     if (x != x) return edges_.size();  // NaN
     const double u = (x - lo_) * inv_width_;
-    std::size_t i = u <= 0.0            ? 0
+    // !(u > 0) also catches NaN: an infinite x with a single edge (inv_width_ = 0) gives
+    // inf * 0; the scan below corrects any start.
+    std::size_t i = !(u > 0.0)          ? 0
                     : u >= last_bucket_ ? start_.back()
                                         : start_[static_cast<std::size_t>(u)];
     while (i > 0 && x < edges_[i - 1]) --i;
