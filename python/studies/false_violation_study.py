@@ -52,11 +52,11 @@ def text(values):
     return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
-def run_one(binary, seed, outdir):
+def run_one(binary, seed, outdir, extra=()):
     path = os.path.join(outdir, f"{seed}.h5")
     t0 = time.time()
     proc = subprocess.run([binary, "run", EXPERIMENT, "--seed", str(seed), "-o", path,
-                           "--threads", "1"], cwd=ROOT, capture_output=True, text=True)
+                           "--threads", "1", *extra], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0 or not os.path.exists(path):
         raise RuntimeError(f"seed {seed}: exit {proc.returncode}\n{proc.stderr}")
     return seed, path, time.time() - t0
@@ -98,6 +98,8 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/release/rdpaudit"))
     ap.add_argument("--jobs", type=int, default=1, help="runs in parallel (each --threads 1)")
     ap.add_argument("--keep", help="keep the per-run HDF5 files in this directory")
+    ap.add_argument("--until-decided", type=int, default=0, metavar="N",
+                    help="run each audit sequentially (--until-decided --max-trajectories N)")
     ap.add_argument("--md", default=os.path.join(ROOT, "docs/studies/false_violation.md"))
     ap.add_argument("--png", default=os.path.join(ROOT, "results/false_violation.png"))
     args = ap.parse_args()
@@ -108,7 +110,9 @@ def main():
     t_start = time.time()
     paths, run_seconds = {}, []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for seed, path, sec in pool.map(lambda s: run_one(binary, s, outdir),
+        extra = (["--until-decided", "--max-trajectories", str(args.until_decided)]
+                 if args.until_decided else [])
+        for seed, path, sec in pool.map(lambda s: run_one(binary, s, outdir, extra),
                                         range(1, args.runs + 1)):
             paths[seed] = path
             run_seconds.append(sec)
@@ -200,7 +204,8 @@ def main():
 
     # ---------------------------------------------------------------- Markdown
     cmd = ("/usr/bin/python3 python/studies/false_violation_study.py "
-           f"--runs {args.runs} --jobs {args.jobs} --binary {args.binary}")
+           f"--runs {args.runs} --jobs {args.jobs} --binary {args.binary}"
+           + (f" --until-decided {args.until_decided}" if args.until_decided else ""))
     today = datetime.date.today().isoformat()
     L = []
     L.append("# False-violation rate and power of the audit verdict")
