@@ -3,8 +3,8 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -10,8 +10,8 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
-#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/limits.hpp"
+#include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"

@@ -155,8 +155,8 @@ TEST_CASE("rao-blackwell: a scenario's rows carry the pattern-sampling interval"
   std::vector<int> covered(reference.size(), 0);
   double half_width = 0.0;
   for (int seed = 1; seed <= 20; ++seed) {
-    const auto est =
-        estimate::estimate_scenario(s, estimate::Selection{}, none, static_cast<std::uint64_t>(seed));
+    const auto est = estimate::estimate_scenario(s, estimate::Selection{}, none,
+                                                 static_cast<std::uint64_t>(seed));
     CHECK(est.mixture.find("4096 sampled schedules") != std::string::npos);
     for (std::size_t k = 0; k < reference.size(); ++k) {
       const estimate::Estimate* row = nullptr;

@@ -4,8 +4,9 @@
 // Names a formula may use (all doubles; see params.hpp for the conventions):
 //   alpha, eta, sigma2 (= alg1_sigma2), lambda, beta, S_g, L, D, n, b, K, T, j0,
 //   q (= b/n; Poisson: the simulated rate), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std
-// (for Poisson, b is the normaliser q*n, whole or not), plus muparser's functions and operators (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...;
-// note that in muparser `log` is the base-10 logarithm and `ln` the natural one).
+// (for Poisson, b is the normaliser q*n, whole or not), plus muparser's functions and operators
+// (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...; note that in muparser `log` is the base-10
+// logarithm and `ln` the natural one).
 #pragma once
 
 #include <string>
