@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -81,25 +80,6 @@ std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
   return n;
 }
 
-// A cell is decided when more trajectories cannot change its verdict, or are not needed to
-// (docs/methods.md, "Sequential audit"): violated (exact or statistical), valid (exact), not
-// applicable, or not rejected with the bound at least `margin` times the point estimate.
-bool decided(const audit::Cell& c, double margin) {
-  using audit::Verdict;
-  switch (c.verdict) {
-    case Verdict::kViolatedExact:
-    case Verdict::kViolated:
-    case Verdict::kValidExact:
-    case Verdict::kNotApplicable:
-      return true;
-    case Verdict::kNotRejected:
-      return c.tightness_estimate >= margin;
-    case Verdict::kInconclusive:
-      return false;
-  }
-  return false;
-}
-
 // Before simulating: `-o` naming a directory used to fail only when the finished results were
 // renamed into place (issue 13, item 16). Creates the parent directories.
 void check_output_path(const std::string& out, bool from_option) {
@@ -143,14 +123,9 @@ int run_command(const RunArgs& args) {
   // of calling any valid bound violated at any look is at most delta (union bound).
   const double level = 1.0 - spec.scenarios.front().estimate.confidence;
   const double level_per_look = level / static_cast<double>(rounds.size());
-  struct State {
-    estimate::Selection selection;
-    tally::Binning binning;
-    sim::ScenarioTallies tallies;
-    estimate::ScenarioEstimates estimates;
-    audit::BoundTable bounds;
-  };
-  std::vector<State> states(spec.scenarios.size());
+  std::vector<estimate::ScenarioRun> runs(spec.scenarios.size());
+  std::vector<audit::BoundTable> bounds;
+  for (const auto& s : spec.scenarios) bounds.push_back(audit::audited_bounds(s));
   audit::AuditResult verdicts;
   std::int64_t counted = 0;
   std::string stop = args.until_decided ? "budget" : "single run";
@@ -159,39 +134,27 @@ int run_command(const RunArgs& args) {
     ++looks;
     audit::Auditor auditor(level_per_look);
     for (const auto& s : spec.scenarios) {
-      State& st = states[static_cast<std::size_t>(s.index)];
+      estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
+      const audit::BoundTable& table = bounds[static_cast<std::size_t>(s.index)];
       progress.set_label(fmt::format("scenario {}/{}{}", s.index + 1, spec.scenarios.size(),
                                      rounds.size() > 1 ? fmt::format(", look {}", looks) : ""));
       // Two phases: the pilot chooses the estimators' cells (selection), then every
       // trajectory is counted through them inside the simulation loop; a later look counts
       // the next trajectories into the same cells and adds the counts.
-      sim::SimOptions options{spec.seed, n - counted, threads, &progress, {}, counted};
+      const sim::SimOptions options{spec.seed, n - counted, threads, &progress, {}, counted};
       if (counted == 0) {
-        options.select = [&](const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
-                             tally::Binning& binning) {
-          st.selection = estimate::select_scenario(s, pd, pp, spec.trajectories, binning);
-        };
-        const auto start = std::chrono::steady_clock::now();
-        st.binning = sim::prepare_binning(s, options);
-        st.tallies = sim::count_scenario(s, st.binning, options);
-        st.tallies.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        st.bounds = audit::audited_bounds(s);
+        run = estimate::run_scenario(s, options);
       } else {
-        sim::add_tallies(st.tallies, sim::count_scenario(s, st.binning, options));
+        estimate::extend_run(s, run, options);
       }
-      const auto start = std::chrono::steady_clock::now();
-      st.estimates = estimate::estimate_scenario(s, st.selection, st.tallies, spec.seed);
-      st.estimates.seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      auditor.add(s, st.bounds, st.estimates, describe_point(s), n);
+      auditor.add(s, table, run.estimates, describe_point(s), n);
     }
     counted = n;
     verdicts = auditor.finish();
     if (rounds.size() > 1) {
-      const auto open =
-          std::count_if(verdicts.cells.begin(), verdicts.cells.end(),
-                        [&](const audit::Cell& c) { return !decided(c, args.decided_margin); });
+      const auto open = std::count_if(
+          verdicts.cells.begin(), verdicts.cells.end(),
+          [&](const audit::Cell& c) { return !audit::is_decided(c, args.decided_margin); });
       progress.note(fmt::format(
           "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
           "cells undecided",
@@ -209,14 +172,14 @@ int run_command(const RunArgs& args) {
              "R_alpha at alpha = 2, 10, larger direction (> P||P', < P'||P): exact | plug-in | "
              "lower bound");
   for (const auto& s : spec.scenarios) {
-    State& st = states[static_cast<std::size_t>(s.index)];
-    writer.add_scenario(s, st.tallies, st.estimates, st.bounds);
+    const estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
+    writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)]);
     const auto cell = [](const tally::Tally& x) {
       return fmt::format("{:.5g} ({:.4g})", x.mean()(0), std::sqrt(x.covariance()(0, 0)));
     };
     fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8.2f}  {}\n", s.index, describe_point(s),
-               cell(st.tallies.d), cell(st.tallies.dprime), st.tallies.seconds,
-               summary(st.estimates));
+               cell(run.tallies.d), cell(run.tallies.dprime), run.tallies.seconds,
+               summary(run.estimates));
   }
   writer.add_audit(verdicts);
   writer.add_outcome(counted, looks, static_cast<int>(rounds.size()), level_per_look, stop);

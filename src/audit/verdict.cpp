@@ -164,6 +164,21 @@ void holm_adjust(std::vector<Cell>& cells) {
   }
 }
 
+bool is_decided(const Cell& c, double margin) {
+  switch (c.verdict) {
+    case Verdict::kViolatedExact:
+    case Verdict::kViolated:
+    case Verdict::kValidExact:
+    case Verdict::kNotApplicable:
+      return true;
+    case Verdict::kNotRejected:
+      return c.tightness_estimate >= margin;
+    case Verdict::kInconclusive:
+      return false;
+  }
+  return false;
+}
+
 void decide(Cell& c, double level) {
   if (!std::isnan(c.bound_value)) {
     if (!std::isnan(c.estimate) && c.estimate > 0.0)

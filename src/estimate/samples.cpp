@@ -7,27 +7,6 @@
 
 namespace rdpaudit::estimate {
 
-SelectionOptions SampleOptions::selection_options() const {
-  SelectionOptions o;
-  o.scores = scores;
-  o.logistic = logistic;
-  o.kde = kde;
-  o.binning = binning;
-  o.bulk_cells = bulk_cells;
-  return o;
-}
-
-CountOptions SampleOptions::count_options() const {
-  CountOptions o;
-  o.plugin = plugin;
-  o.rigorous = rigorous;
-  o.variational = variational;
-  o.run_plugin = run_plugin;
-  o.run_partition = run_partition;
-  o.run_bernstein = run_bernstein;
-  return o;
-}
-
 std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleView& q,
                                             const std::vector<double>& alphas,
                                             const SampleOptions& options, rng::Stream* stream,
@@ -49,14 +28,14 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
   const auto [pilot_p, counted_p] = split(p);
   const auto [pilot_q, counted_q] = split(q);
   const Selection selection = select_on_pilot(
-      pilot_p, pilot_q, std::max(counted_p.rows, counted_q.rows), options.selection_options());
+      pilot_p, pilot_q, std::max(counted_p.rows, counted_q.rows), options.selection);
   std::vector<Estimate> out;
   for (const ScoreSelection& s : selection.scores) {
     tally::ScoreCells cp = s.counting_cells(), cq = s.counting_cells();
     for (std::size_t i = 0; i < counted_p.rows; ++i) cp.add(counted_p.data + i * counted_p.dim);
     for (std::size_t i = 0; i < counted_q.rows; ++i) cq.add(counted_q.data + i * counted_q.dim);
-    for (Estimate& e : estimate_from_counts(s, cp.counts, cq.counts, alphas,
-                                            options.count_options(), stream, certificates)) {
+    for (Estimate& e : estimate_from_counts(s, cp.counts, cq.counts, alphas, options.count, stream,
+                                            certificates)) {
       out.push_back(std::move(e));
     }
   }

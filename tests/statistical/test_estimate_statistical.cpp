@@ -207,8 +207,8 @@ TEST_CASE("2-D Gaussian pair through learned scores", "[estimate][statistical]")
   const auto xp = testing::draw(c.p, n, 3, 92, 0);
   const auto xq = testing::draw(c.q, n, 3, 92, 1);
   SampleOptions o;
-  o.scores = {Score::kLogistic, Score::kKde};
-  o.plugin.bootstrap_replicates = 0;
+  o.selection.scores = {Score::kLogistic, Score::kKde};
+  o.count.plugin.bootstrap_replicates = 0;
   const auto est = estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2},
                                          alphas, o, nullptr);
   int rigorous = 0;
@@ -309,7 +309,7 @@ TEST_CASE("3-D Gaussian pair through the logistic score", "[estimate][statistica
   const auto xp = testing::draw(p, n, 6, 95, 0);
   const auto xq = testing::draw(q, n, 6, 95, 1);
   SampleOptions o;
-  o.plugin.bootstrap_replicates = 0;
+  o.count.plugin.bootstrap_replicates = 0;
   const std::vector<double> alphas = {1.1, 2.0, 4.0, 16.0, 64.0};
   const auto est = estimate_from_samples(SampleView{xp.data(), n, 3}, SampleView{xq.data(), n, 3},
                                          alphas, o, nullptr);

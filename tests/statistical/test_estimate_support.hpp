@@ -138,8 +138,8 @@ inline std::vector<Estimate> run_replication(const Case& c, std::size_t n, std::
   rng::Stream boot(rng::StreamId{seed, scenario, 2, 0, rng::Purpose::kTest});
   if (c.p.dim == 2) {
     SampleOptions o;
-    o.scores = {Score::kLogistic};
-    o.plugin.bootstrap_replicates = bootstrap;
+    o.selection.scores = {Score::kLogistic};
+    o.count.plugin.bootstrap_replicates = bootstrap;
     return estimate_from_samples(SampleView{xp.data(), n, 2}, SampleView{xq.data(), n, 2}, alphas,
                                  o, &boot);
   }

@@ -135,6 +135,12 @@ void summarise(BoundRow& row, std::size_t row_index, const std::vector<Cell>& ce
 /// margins (close); fills tightness_estimate and tightness_lower of every applicable cell.
 void decide(Cell& c, double level);
 
+/// For a sequential audit (docs/methods.md, "Sequential audit"): more trajectories cannot
+/// change the cell's verdict or are not needed — violated (exact or statistical), valid
+/// (exact), not applicable, or not rejected with the bound at least `margin` times the point
+/// estimate. Inconclusive cells are never decided.
+bool is_decided(const Cell& c, double margin);
+
 /// Holm's step-down adjustment of the tested cells' p-values (p_holm; untested cells get 1).
 void holm_adjust(std::vector<Cell>& cells);
 

@@ -17,20 +17,8 @@ namespace rdpaudit::estimate {
 struct SampleOptions {
   /// The first fraction of each side's rows is the pilot (selection), the rest is counted.
   double selection_fraction = 0.3;
-  /// Scores to run; empty: {kIdentity} in 1-D, {kLogistic, kKde} in 2-D, {kLogistic} above.
-  std::vector<Score> scores;
-  LogisticOptions logistic;
-  KdeOptions kde;
-  BinningOptions binning;  ///< bins of the plug-in, placed from the pilot rows
-  PluginOptions plugin;
-  RigorousOptions rigorous;
-  VariationalOptions variational;
-  /// Which methods run (the experiment file's estimate.methods).
-  bool run_plugin = true, run_partition = true, run_bernstein = true;
-  std::size_t bulk_cells = 256;  ///< quantile cells of the rigorous methods' fine cells
-
-  SelectionOptions selection_options() const;
-  CountOptions count_options() const;
+  SelectionOptions selection;  ///< scores, learned-ratio fits, bins, fine cells
+  CountOptions count;          ///< which methods run and their options
 };
 
 /// Histogram plug-in and the two rigorous lower bounds (partition + Clopper-Pearson,

@@ -41,9 +41,14 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
 /// the estimates (options.select is set here; options.seed seeds everything).
 struct ScenarioRun {
   Selection selection;
+  tally::Binning binning;  ///< the cells every trajectory of the scenario is counted into
   sim::ScenarioTallies tallies;
   ScenarioEstimates estimates;
 };
 ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options);
+
+/// A later look of a sequential audit: counts options.trajectories more trajectories (ids from
+/// options.first) into the run's cells, adds them to its tallies and estimates again.
+void extend_run(const config::Scenario& s, ScenarioRun& run, const sim::SimOptions& options);
 
 }  // namespace rdpaudit::estimate
