@@ -7,6 +7,7 @@
 
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
+#include "rdpaudit/tally/cells.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -20,19 +21,6 @@ void check_edges(const std::vector<double>& edges, const std::string& key) {
   }
 }
 
-std::size_t cell_of(const std::vector<double>& edges, double x) {
-  if (std::isnan(x)) return edges.size();
-  // Branch-free upper_bound: the number of edges <= x.
-  const double* base = edges.data();
-  std::size_t n = edges.size();
-  while (n > 1) {
-    const std::size_t half = n / 2;
-    base = base[half] <= x ? base + half : base;
-    n -= half;
-  }
-  return static_cast<std::size_t>(base - edges.data()) + (*base <= x ? 1 : 0);
-}
-
 std::vector<std::uint64_t> tally(const std::vector<std::vector<double>>& edges,
                                  const SampleView& samples) {
   if (edges.size() != samples.dim || (samples.dim != 1 && samples.dim != 2)) {
@@ -42,8 +30,11 @@ std::vector<std::uint64_t> tally(const std::vector<std::vector<double>>& edges,
   }
   for (std::size_t a = 0; a < edges.size(); ++a)
     check_edges(edges[a], "tally.edges[" + std::to_string(a) + "]");
-  const std::size_t nx = edges[0].size() + 1;
-  const std::size_t ny = samples.dim == 2 ? edges[1].size() + 1 : 1;
+  // The lookup of the counting phase (tally/cells.hpp): one binning rule everywhere.
+  const tally::CellIndex ix(edges[0]);
+  const tally::CellIndex iy(samples.dim == 2 ? edges[1] : std::vector<double>{0.0});
+  const std::size_t nx = ix.cells();
+  const std::size_t ny = samples.dim == 2 ? iy.cells() : 1;
   std::vector<std::uint64_t> counts(nx * ny, 0);
 #pragma omp parallel
   {
@@ -51,8 +42,8 @@ std::vector<std::uint64_t> tally(const std::vector<std::vector<double>>& edges,
 #pragma omp for schedule(static) nowait
     for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(samples.rows); ++i) {
       const double* x = samples.row(static_cast<std::size_t>(i));
-      std::size_t c = cell_of(edges[0], x[0]);
-      if (samples.dim == 2) c = c * ny + cell_of(edges[1], x[1]);
+      std::size_t c = ix.cell(x[0]);
+      if (samples.dim == 2) c = c * ny + iy.cell(x[1]);
       ++local[c];
     }
 #pragma omp critical

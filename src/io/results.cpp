@@ -42,23 +42,34 @@ void write_vector(const Group& g, const std::string& name, const Eigen::VectorXd
   g.dataset(name, v.data(), shape(v.size()));
 }
 
-void write_axis_edges(const Group& g, const std::string& name, const tally::Axis& a) {
-  const auto e = a.edges();
+void write_edges(const Group& g, const std::string& name, const std::vector<double>& e) {
   g.dataset(name, e.data(), shape(static_cast<std::int64_t>(e.size())));
+}
+
+void write_counts(const Group& g, const std::string& name, const std::vector<std::uint64_t>& c,
+                  const Shape& dims) {
+  const std::vector<std::int64_t> v(c.begin(), c.end());
+  g.dataset(name, v.data(), dims);
 }
 
 void write_tally(const Group& g, const tally::Tally& t, std::int64_t raw_rows) {
   const int d = t.binning.dim;
   g.attr("trajectories", static_cast<std::int64_t>(t.moments.count));
-  const std::int64_t width = t.binning.coordinate.front().bins + 2;
-  std::vector<std::int64_t> coord;
+  const auto width = static_cast<std::int64_t>(t.coordinate.front().counts.size());
+  std::vector<std::uint64_t> coord;
   for (const auto& h : t.coordinate) coord.insert(coord.end(), h.counts.begin(), h.counts.end());
-  g.dataset("coordinate_counts", coord.data(), shape(d, width));
+  write_counts(g, "coordinate_counts", coord, shape(d, width));
   if (d > 1) {
-    g.dataset("projection_counts", t.projection.counts.data(),
-              shape(static_cast<std::int64_t>(t.projection.counts.size())));
-    g.dataset("joint_counts", t.joint.counts.data(), shape(t.joint.x.bins + 2, t.joint.y.bins + 2));
+    write_counts(g, "projection_counts", t.projection.counts,
+                 shape(static_cast<std::int64_t>(t.projection.counts.size())));
+    write_counts(g, "joint_counts", t.joint.counts,
+                 shape(static_cast<std::int64_t>(t.joint.x.cells()),
+                       static_cast<std::int64_t>(t.joint.y.cells())));
   }
+  // The estimators' score cells: the counts every estimate of the file was computed from.
+  for (std::size_t i = 0; i < t.scores.size(); ++i)
+    write_counts(g, fmt::format("score_counts_{}", i), t.scores[i].counts,
+                 shape(static_cast<std::int64_t>(t.scores[i].counts.size())));
   write_vector(g, "mean", t.mean());
   write_matrix(g, "covariance", t.covariance());
   // Only the first tally.raw_samples rows are written (the rest served the estimators).
@@ -323,17 +334,24 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   bin.attr("bins", s.bins);
   std::vector<double> edges;
   for (const auto& a : b.coordinate) {
-    const auto e = a.edges();
+    const auto& e = a.index.edges();
     edges.insert(edges.end(), e.begin(), e.end());
   }
-  bin.dataset("coordinate_edges", edges.data(), shape(b.dim, b.coordinate.front().bins + 1));
+  bin.dataset("coordinate_edges", edges.data(),
+              shape(b.dim, static_cast<std::int64_t>(b.coordinate.front().index.edges().size())));
   write_vector(bin, "moment_shift", b.shift);
   if (b.dim > 1) {
     write_vector(bin, "projection_direction", b.direction);
-    write_axis_edges(bin, "projection_edges", b.projection);
-    write_axis_edges(bin, "joint_edges_x", b.joint_x);
-    write_axis_edges(bin, "joint_edges_y", b.joint_y);
+    write_edges(bin, "projection_edges", b.projection.index.edges());
+    write_edges(bin, "joint_edges_x", b.joint.x.edges());
+    write_edges(bin, "joint_edges_y", b.joint.y.edges());
   }
+  std::vector<std::string> score_names;
+  for (std::size_t i = 0; i < b.scores.size(); ++i) {
+    score_names.push_back(b.scores[i].name);
+    write_edges(bin, fmt::format("score_edges_{}", i), b.scores[i].index.edges());
+  }
+  bin.attr("score_names", score_names);
   g.attr("seconds", t.seconds);               // pilot and counting (simulation)
   g.attr("estimation_seconds", est.seconds);  // estimation from the counts, after them
   write_tally(g.create_group("D"), t.d, s.raw_cap);

@@ -27,24 +27,21 @@ void MomentSums::merge(const MomentSums& other) {
 }
 
 Tally::Tally(const Binning& b, std::int64_t raw_capacity)
-    : binning(b), moments(b.dim), raw_cap(raw_capacity) {
-  for (const auto& a : b.coordinate) coordinate.emplace_back(a);
-  scores = b.scores;
-  if (b.dim > 1) {
-    projection = Histogram1D(b.projection);
-    joint = Histogram2D(b.joint_x, b.joint_y);
-  }
-}
+    : binning(b),
+      coordinate(b.coordinate),
+      scores(b.scores),
+      projection(b.projection),
+      joint(b.joint),
+      moments(b.dim),
+      raw_cap(raw_capacity) {}
 
 void Tally::add_to_histograms(const double* theta) {
   const int d = binning.dim;
-  for (int k = 0; k < d; ++k) coordinate[k].add(theta[k]);
+  for (int k = 0; k < d; ++k) ++coordinate[k].counts[coordinate[k].index.cell(theta[k])];
   for (auto& s : scores) s.add(theta);
   if (d > 1) {
-    double z = 0;
-    for (int k = 0; k < d; ++k) z += binning.direction(k) * theta[k];
-    projection.add(z);
-    joint.add(theta[0], theta[1]);
+    projection.add(theta);
+    joint.add(theta);
   }
 }
 
@@ -69,15 +66,30 @@ Eigen::MatrixXd Tally::covariance() const {
 
 namespace {
 
-Axis widened(double lo, double hi, int bins, double margin) {
-  double width = hi - lo;
-  if (!(width > 0)) width = std::max(1.0, std::fabs(lo));  // all pilot samples equal
-  return Axis{lo - margin * width, hi + margin * width, bins};
+// The pooled range of the pilot samples widened by `margin` of its width on each side, at
+// least 1e-6 of its magnitude wide (all pilot samples equal, or nearly: the bins must stay
+// distinct doubles).
+std::pair<double, double> widened(double lo, double hi, double margin) {
+  const double width = std::max(hi - lo, 1e-6 * std::max({1.0, std::fabs(lo), std::fabs(hi)}));
+  return {lo - margin * width, hi + margin * width};
 }
 
-Axis pooled_axis(const Eigen::VectorXd& a, const Eigen::VectorXd& b, int bins, double margin) {
-  return widened(std::min(a.minCoeff(), b.minCoeff()), std::max(a.maxCoeff(), b.maxCoeff()), bins,
-                 margin);
+std::vector<double> pooled_edges(const Eigen::VectorXd& a, const Eigen::VectorXd& b, int bins,
+                                 double margin) {
+  const auto [lo, hi] =
+      widened(std::min(a.minCoeff(), b.minCoeff()), std::max(a.maxCoeff(), b.maxCoeff()), margin);
+  return uniform_edges(lo, hi, bins);
+}
+
+ScoreCells projection_cells(const Eigen::VectorXd& direction, std::vector<double> edges) {
+  return ScoreCells(
+      "projection",
+      [u = direction](const double* t) {
+        double z = 0;
+        for (Eigen::Index k = 0; k < u.size(); ++k) z += u(k) * t[k];
+        return z;
+      },
+      std::move(edges));
 }
 
 Binning common(const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp, int bins, double margin) {
@@ -92,9 +104,9 @@ Binning common(const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp, int bins, d
     b.direction(0) = 1.0;
   }
   b.direction.normalize();
-  if (b.dim > 1) {
-    b.projection = pooled_axis(pd * b.direction, pp * b.direction, bins, margin);
-  }
+  if (b.dim > 1)
+    b.projection = projection_cells(b.direction,
+                                    pooled_edges(pd * b.direction, pp * b.direction, bins, margin));
   return b;
 }
 
@@ -105,10 +117,12 @@ Binning binning_from_pilot(const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
   Binning b = common(pd, pp, bins, margin);
   b.source = "pilot";
   for (int k = 0; k < b.dim; ++k)
-    b.coordinate.push_back(pooled_axis(pd.col(k), pp.col(k), bins, margin));
+    b.coordinate.push_back(coordinate_cells(k, pooled_edges(pd.col(k), pp.col(k), bins, margin)));
   if (b.dim > 1) {
-    b.joint_x = Axis{b.coordinate[0].lo, b.coordinate[0].hi, bins_2d};
-    b.joint_y = Axis{b.coordinate[1].lo, b.coordinate[1].hi, bins_2d};
+    const auto& x = b.coordinate[0].index.edges();
+    const auto& y = b.coordinate[1].index.edges();
+    b.joint = JointCells(0, 1, uniform_edges(x.front(), x.back(), bins_2d),
+                         uniform_edges(y.front(), y.back(), bins_2d));
   }
   return b;
 }
@@ -117,11 +131,10 @@ Binning binning_from_range(double lo, double hi, const Eigen::MatrixXd& pd,
                            const Eigen::MatrixXd& pp, int bins, int bins_2d) {
   Binning b = common(pd, pp, bins, 0.25);
   b.source = "file";
-  for (int k = 0; k < b.dim; ++k) b.coordinate.push_back(Axis{lo, hi, bins});
-  if (b.dim > 1) {
-    b.joint_x = Axis{lo, hi, bins_2d};
-    b.joint_y = Axis{lo, hi, bins_2d};
-  }
+  for (int k = 0; k < b.dim; ++k)
+    b.coordinate.push_back(coordinate_cells(k, uniform_edges(lo, hi, bins)));
+  if (b.dim > 1)
+    b.joint = JointCells(0, 1, uniform_edges(lo, hi, bins_2d), uniform_edges(lo, hi, bins_2d));
   return b;
 }
 

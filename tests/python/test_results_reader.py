@@ -68,7 +68,7 @@ with load(out) as r:
     check(jc.sum() == 2000, "2-D histogram total")
     check(s.samples("D").shape == (50, 2), "raw samples")
     check(s.covariance("D").shape == (2, 2), "covariance")
-    check(r.format_version == (2, 0), f"format version {r.format_version}")
+    check(r.format_version == (2, 1), f"format version {r.format_version}")
     rows = s.estimates()
     check(len(rows) > 0, "estimates stored")
     methods = {x["method"] for x in rows}
@@ -76,6 +76,15 @@ with load(out) as r:
     check(all(any(m.endswith(k) for m in methods) for k in ("rigorous-cp", "rigorous-bernstein")),
           f"both rigorous bounds ({methods})")
     with h5py.File(out, "r") as f:
+        # Since 2.1: the score cells every estimate was computed from, all trajectories in them.
+        g = f["scenarios"]["0001"]
+        names = [n.decode() if isinstance(n, bytes) else n for n in g["binning"].attrs["score_names"]]
+        check(len(names) >= 1, f"score names {names}")
+        for i in range(len(names)):
+            for side in ("D", "Dprime"):
+                c = g[side][f"score_counts_{i}"][()]
+                check(c.sum() == 2000 and len(c) == len(g["binning"][f"score_edges_{i}"]) + 1,
+                      f"score {names[i]} counts of {side}")
         est = f["scenarios"]["0001"]["estimates"].attrs
         stored = [m.decode() if isinstance(m, bytes) else m for m in est["methods"]]
         check(stored == ["histogram-plugin", "rigorous-cp", "rigorous-bernstein", "exact"],

@@ -376,33 +376,35 @@ TEST_CASE("a huge noise step never reaches the histograms", "[sim][divergence]")
   CHECK(message.find("noise step std = 5e+307") != std::string::npos);
 }
 
-TEST_CASE("Histogram1D::add never counts outside its bins, whatever the axis and value",
+TEST_CASE("plot cells never count outside their cells, whatever the range and value",
           "[sim][tally]") {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  // A range wider than the largest double: hi - lo = inf, so (x - lo) * (bins / (hi - lo))
-  // is inf * 0 = NaN for x near hi; the old code converted that to int (undefined).
-  for (const tally::Axis axis : {tally::Axis{-1e308, 1.5e308, 10}, tally::Axis{-kInf, kInf, 10},
-                                 tally::Axis{0.0, 1.0, 10}}) {
-    tally::Histogram1D h(axis);
+  // A range wider than the largest double: hi - lo = inf. The old uniform axis computed
+  // (x - lo) * (bins / (hi - lo)) = inf * 0 = NaN near hi and converted it to int
+  // (undefined); the edges of the one binning are interpolated, finite for any finite range.
+  for (const auto& [lo, hi] : {std::pair{-1e308, 1.5e308}, std::pair{0.0, 1.0}}) {
+    tally::ScoreCells h = tally::coordinate_cells(0, tally::uniform_edges(lo, hi, 10));
+    REQUIRE(h.index.edges().size() == 11);
     const double values[] = {
         1e308, -1e308,      1.4e308, 0.0,   0.5,
         1.0,   0.999999999, kInf,    -kInf, std::numeric_limits<double>::quiet_NaN()};
     for (double x : values) {
-      const int i = axis.index(x);
-      INFO("axis [" << axis.lo << ", " << axis.hi << "), x = " << x << ", index " << i);
-      REQUIRE(i >= 0);
-      REQUIRE(i <= axis.bins + 1);
-      h.add(x);
+      INFO("range [" << lo << ", " << hi << "), x = " << x);
+      REQUIRE(h.index.cell(x) < h.counts.size());
+      h.add(&x);
     }
-    CHECK(h.total() == static_cast<std::int64_t>(std::size(values)));
-    CHECK(h.counts.size() == static_cast<std::size_t>(axis.bins + 2));
+    CHECK(h.total() == std::size(values));
+    CHECK(h.counts.size() == 12);
   }
-  // On an ordinary axis nothing changes: the edges and the upper-edge rounding guard.
-  const tally::Axis unit{0.0, 1.0, 10};
-  CHECK(unit.index(-0.1) == 0);
-  CHECK(unit.index(0.0) == 1);
-  CHECK(unit.index(0.05) == 1);
-  CHECK(unit.index(0.95) == 10);
-  CHECK(unit.index(std::nextafter(1.0, 0.0)) == 10);
-  CHECK(unit.index(1.0) == 11);
+  // An infinite range has no edges (it used to give an axis that miscounted).
+  CHECK_THROWS_AS(tally::uniform_edges(-kInf, kInf, 10), std::invalid_argument);
+  CHECK_THROWS_AS(tally::uniform_edges(1.0, 1.0, 10), std::invalid_argument);
+  // On an ordinary range: the edges, and a value just below the top edge.
+  const tally::CellIndex unit(tally::uniform_edges(0.0, 1.0, 10));
+  CHECK(unit.cell(-0.1) == 0);
+  CHECK(unit.cell(0.0) == 1);
+  CHECK(unit.cell(0.05) == 1);
+  CHECK(unit.cell(0.95) == 10);
+  CHECK(unit.cell(std::nextafter(1.0, 0.0)) == 10);
+  CHECK(unit.cell(1.0) == 11);
 }

@@ -1,5 +1,5 @@
 // The counting phase's cells: the constant-time lookup gives exactly the cell of
-// estimate::cell_of (the number of edges <= x) for any edges and any value, edges themselves
+// tally::cell_of (the number of edges <= x) for any edges and any value, edges themselves
 // and NaN included, and counts merge by addition.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -28,10 +28,10 @@ TEST_CASE("CellIndex finds the same cell as a binary search, edges and NaN inclu
       double x = r.normal() * 100.0;
       if (k % 5 == 0) x = edges[static_cast<std::size_t>(k) % edges.size()];  // on an edge
       if (k % 7 == 0) x = std::nextafter(edges[static_cast<std::size_t>(k) % edges.size()], -1e300);
-      REQUIRE(index.cell(x) == estimate::cell_of(edges, x));
+      REQUIRE(index.cell(x) == tally::cell_of(edges, x));
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    CHECK(index.cell(nan) == estimate::cell_of(edges, nan));
+    CHECK(index.cell(nan) == tally::cell_of(edges, nan));
     CHECK(index.cell(-std::numeric_limits<double>::infinity()) == 0);
     CHECK(index.cell(std::numeric_limits<double>::infinity()) == edges.size());
   }

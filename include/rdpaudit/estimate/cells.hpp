@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/tally/cells.hpp"
 
 namespace rdpaudit::estimate {
 
 /// Throws InputError naming `key` unless `edges` is non-empty, finite and strictly increasing.
 void check_edges(const std::vector<double>& edges, const std::string& key = "edges");
 
-/// The cell of x in a 1-D binning (see the file comment). NaN goes to the overflow cell.
-std::size_t cell_of(const std::vector<double>& edges, double x);
+using tally::cell_of;
 
 /// Counts of `samples` in the binning `edges` (one vector per axis: 1 or 2 axes, matching
 /// samples.dim). Returns prod (m_k + 1) counts, row-major over the axes.

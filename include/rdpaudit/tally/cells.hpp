@@ -1,4 +1,6 @@
-// Cells of a score and their counts: the one binning of the counting phase.
+// Cells of a score and their counts: the one binning of the counting phase. The plot
+// histograms of the results file (one per coordinate, a projection, a 2-D joint) and the
+// estimators' score cells are all cells of this kind, counted by the same lookup.
 //
 // The selection phase (estimate/selection.hpp) chooses, on a pilot, a score of the last
 // iterate (the coordinate itself in 1-D, a learned log-likelihood ratio above) and the edges
@@ -8,7 +10,7 @@
 // ranks, parts and checkpoints) gives the same numbers in any order.
 //
 // Edges e_0 < ... < e_{m-1} give m+1 cells: cell 0 = (-inf, e_0), cell i = [e_{i-1}, e_i),
-// cell m = [e_{m-1}, +inf); NaN falls in the last cell (estimate::cell_of, the same rule).
+// cell m = [e_{m-1}, +inf); NaN falls in the last cell (cell_of below: the rule's definition).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,10 @@
 #include <vector>
 
 namespace rdpaudit::tally {
+
+/// The cell of x: the number of edges <= x (NaN: the last cell). A binary search, the
+/// definition CellIndex::cell is tested against; for one-off lookups.
+std::size_t cell_of(const std::vector<double>& edges, double x);
 
 /// Constant-time cell lookup for arbitrary strictly increasing finite edges: a uniform bucket
 /// table over [e_0, e_{m-1}] gives a starting cell, a short scan corrects it, so the answer
@@ -48,6 +54,12 @@ class CellIndex {
   std::vector<std::uint32_t> start_;  ///< per bucket: the cell of its lower end
 };
 
+/// bins + 1 equally spaced edges from lo to hi (bins + 2 cells with the under- and overflow):
+/// interpolated as lo (1 - i / bins) + hi (i / bins), finite for any finite lo < hi, even when
+/// hi - lo overflows. Throws std::invalid_argument unless lo < hi are finite, bins >= 1 and
+/// the edges come out strictly increasing.
+std::vector<double> uniform_edges(double lo, double hi, int bins);
+
 /// A score of the last iterate, applied to every counted trajectory. Must be a pure
 /// function of theta (it is called from every thread).
 using ScoreFunction = std::function<double(const double* theta)>;
@@ -66,5 +78,26 @@ struct ScoreCells {
   void merge(const ScoreCells& other);
   std::uint64_t total() const;
 };
+
+/// Cells of two coordinates of the last iterate (the 2-D plot histogram): cell (i, j) of
+/// x-cell i and y-cell j is counts[i * y.cells() + j].
+struct JointCells {
+  int coord_x = 0, coord_y = 1;
+  CellIndex x, y;
+  std::vector<std::uint64_t> counts;
+
+  JointCells() = default;
+  JointCells(int cx, int cy, std::vector<double> edges_x, std::vector<double> edges_y);
+  void add(const double* theta) {
+    ++counts[x.cell(theta[coord_x]) * y.cells() + y.cell(theta[coord_y])];
+  }
+  void merge(const JointCells& other);  ///< throws std::invalid_argument for other cells
+};
+
+/// The cells of coordinate k (score theta[k]).
+ScoreCells coordinate_cells(int k, std::vector<double> edges);
+
+/// Adds `other`'s counts to `into` cell by cell (same length, else std::invalid_argument).
+void add_counts(std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& other);
 
 }  // namespace rdpaudit::tally

@@ -10,20 +10,21 @@
 #include <vector>
 
 #include "rdpaudit/tally/cells.hpp"
-#include "rdpaudit/tally/histogram.hpp"
 
 namespace rdpaudit::tally {
 
 /// Where the bins are. Chosen before the counted trajectories are drawn (from the file or
 /// from an independent pilot run), so it is a fixed post-processing of the samples.
+/// Every histogram is cells of tally/cells.hpp (one lookup, one convention: under- and
+/// overflow cells at the ends), here with zero counts.
 struct Binning {
   int dim = 1;
-  std::vector<Axis> coordinate;  ///< one per coordinate
-  Eigen::VectorXd direction;     ///< unit vector of the projection (d > 1)
-  Axis projection;               ///< axis of <direction, theta> (d > 1)
-  Axis joint_x, joint_y;         ///< 2-D histogram of (theta_0, theta_1) (d > 1)
-  Eigen::VectorXd shift;         ///< moments are accumulated around this point
-  std::string source;            ///< "pilot" or "file"
+  std::vector<ScoreCells> coordinate;  ///< one per coordinate, equal bins
+  Eigen::VectorXd direction;           ///< unit vector of the projection (d > 1)
+  ScoreCells projection;               ///< cells of <direction, theta> (d > 1)
+  JointCells joint;                    ///< 2-D cells of (theta_0, theta_1) (d > 1)
+  Eigen::VectorXd shift;               ///< moments are accumulated around this point
+  std::string source;                  ///< "pilot" or "file"
   /// The estimators' score cells (estimate/selection.hpp), chosen on the pilot, with zero
   /// counts: every counted trajectory falls into each of them.
   std::vector<ScoreCells> scores;
@@ -43,10 +44,10 @@ struct MomentSums {
 
 struct Tally {
   Binning binning;
-  std::vector<Histogram1D> coordinate;
+  std::vector<ScoreCells> coordinate;
   std::vector<ScoreCells> scores;  ///< one per estimator score, as in binning.scores
-  Histogram1D projection;          ///< d > 1 only
-  Histogram2D joint;               ///< d > 1 only
+  ScoreCells projection;           ///< d > 1 only
+  JointCells joint;                ///< d > 1 only
   MomentSums moments;
   std::int64_t raw_cap = 0;
   std::vector<double> raw;  ///< min(trajectories, raw_cap) x d, row-major, by trajectory id
