@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config git
   libeigen3-dev libboost-random-dev libhdf5-dev catch2
   libtomlplusplus-dev libcli11-dev libfmt-dev libmuparser-dev
+  libopenmpi-dev openmpi-bin
   python3-h5py python3-numpy python3-scipy python3-matplotlib python3-mpmath
 )
 

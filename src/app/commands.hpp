@@ -2,11 +2,14 @@
 // InputError for bad input (main prints it and exits 2).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/config/load.hpp"
+#include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/io/results.hpp"
 
 namespace rdpaudit::app {
 
@@ -22,8 +25,50 @@ struct RunArgs {
   bool until_decided = false;
   std::int64_t max_trajectories = 0;
   double decided_margin = 2.0;
+  /// --part i/N: count the i-th of N shares of every scenario's trajectories and write a part
+  /// file for `rdpaudit merge` (1/1: the whole run, a results file).
+  int part = 1, parts = 1;
+  /// Continue from <output>.ckpt; checkpoints every checkpoint_every seconds (0: only when
+  /// interrupted).
+  bool resume = false;
+  double checkpoint_every = 300;
 };
 int run_command(const RunArgs& args);
+
+struct MergeArgs {
+  std::vector<std::string> parts;
+  std::string output, command_line;
+  int threads = 0;
+};
+/// `rdpaudit merge PART... -o OUT`: the results file the unsplit run would have written.
+int merge_command(const MergeArgs& args);
+
+/// Ends a process quietly with `code` (another rank reported the error).
+struct QuietExit {
+  int code;
+};
+/// True once a run's ranks work on different shares: an error now is one rank's alone (e.g. a
+/// diverged trajectory of its share) and must end every rank; before, every rank meets the
+/// same error (the experiment file) and rank 0 alone reports it.
+bool errors_are_per_rank();
+
+/// Runs f on every rank; when it throws on any rank, the rank(s) that threw rethrow and the
+/// others throw QuietExit{2}, so that no rank waits for the others for ever.
+void collective(const std::function<void()>& f);
+
+/// How a run ended (the results file's root attributes).
+struct Outcome {
+  std::int64_t counted = 0;
+  int looks = 1, looks_planned = 1;
+  double level_per_look = 0;
+  std::string stop_reason = "single run";
+};
+/// Writes every scenario, the audit and the outcome, commits the file, and prints the
+/// per-scenario summary table (run and merge).
+void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
+                   const std::vector<estimate::ScenarioRun>& runs,
+                   const std::vector<audit::BoundTable>& bounds, const audit::AuditResult& verdicts,
+                   const Outcome& outcome);
 
 struct BoundsArgs {
   std::string file;

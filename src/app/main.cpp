@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
+#include "counting.hpp"
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/par/team.hpp"
 
 namespace {
 
@@ -45,6 +48,22 @@ std::uint64_t parse_seed(const std::string& text) {
   return static_cast<std::uint64_t>(v);
 }
 
+// --part i/N: 1 <= i <= N.
+void parse_part(const std::string& text, int& part, int& parts) {
+  const auto slash = text.find('/');
+  const auto whole = [](const std::string& t) {
+    return !t.empty() && t.size() <= 6 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !whole(text.substr(0, slash)) ||
+      !whole(text.substr(slash + 1))) {
+    throw InputError("--part", text, "must be i/N with whole numbers 1 <= i <= N, e.g. 3/8");
+  }
+  part = std::stoi(text.substr(0, slash));
+  parts = std::stoi(text.substr(slash + 1));
+  if (parts < 1 || part < 1 || part > parts)
+    throw InputError("--part", text, "must be i/N with 1 <= i <= N, e.g. 3/8");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,6 +95,23 @@ int main(int argc, char** argv) {
   run->add_option("--decided-margin", run_args.decided_margin,
                   "sequential audit: a not-rejected cell is decided when its bound is at least "
                   "this multiple of the point estimate (default 2)");
+  std::string part_text;
+  run->add_option("--part", part_text,
+                  "i/N: count the i-th of N shares of every scenario's trajectories and write a "
+                  "part file (-o) for `rdpaudit merge` (job arrays)");
+  run->add_flag("--resume", run_args.resume,
+                "continue from the checkpoint <output>.ckpt of an interrupted run (same file, "
+                "options and build)");
+  run->add_option("--checkpoint-every", run_args.checkpoint_every,
+                  "seconds between checkpoints to <output>.ckpt (default 300; 0: only when "
+                  "interrupted)");
+
+  app::MergeArgs merge_args;
+  auto* merge = cli.add_subcommand(
+      "merge", "combine the part files of a split run (run --part i/N) into its results file");
+  merge->add_option("PARTS", merge_args.parts, "part files, one per part, any order")->required();
+  merge->add_option("-o,--output", merge_args.output, "results file")->required();
+  merge->add_option("--threads", merge_args.threads, "OpenMP threads (default: all)");
 
   app::CheckArgs check_args;
   auto* check = cli.add_subcommand(
@@ -121,8 +157,31 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   for (int i = 0; i < argc; ++i) run_args.command_line += (i ? " " : "") + std::string(argv[i]);
+  merge_args.command_line = run_args.command_line;
 
+  // MPI starts (under mpirun or srun) before anything can fail, and a failure of one rank ends
+  // every rank (par::abort) rather than leaving the others waiting.
+  std::optional<rdpaudit::par::Session> mpi;
+  const auto fail = [&](int code, const std::string& line) {
+    namespace par = rdpaudit::par;
+    const bool one_rank = par::size() > 1 && app::errors_are_per_rank();
+    if (par::root() || one_rank) {
+      std::fprintf(stderr, "%s%s\n",
+                   par::size() > 1 ? fmt::format("[rank {}] ", par::rank()).c_str() : "",
+                   line.c_str());
+    }
+    if (one_rank) par::abort(code);
+    return code;
+  };
   try {
+    mpi.emplace(argc, argv);
+    if (*merge) {
+      if (merge->count("--threads") && (merge_args.threads < 1 || merge_args.threads > 4096)) {
+        throw InputError("--threads", std::to_string(merge_args.threads), "must be in [1, 4096]");
+      }
+      file = merge_args.output;
+      return app::merge_command(merge_args);
+    }
     if (*validate) {
       print_scenarios(config::load_experiment(file));
       fmt::print("ok\n");
@@ -174,13 +233,25 @@ int main(int argc, char** argv) {
       throw InputError("--decided-margin", fmt::format("{}", run_args.decided_margin),
                        "must be a number >= 1");
     }
+    if (run->count("--part")) parse_part(part_text, run_args.part, run_args.parts);
+    if (run->count("--checkpoint-every") &&
+        !(run_args.checkpoint_every >= 0 && std::isfinite(run_args.checkpoint_every))) {
+      throw InputError("--checkpoint-every", fmt::format("{}", run_args.checkpoint_every),
+                       "must be a number of seconds >= 0 (0: only when interrupted)");
+    }
     run_args.file = file;
     return app::run_command(run_args);
+  } catch (const app::Stopped& stop) {
+    std::string resume = run_args.command_line;
+    if (resume.find("--resume") == std::string::npos) resume += " --resume";
+    return fail(130,
+                fmt::format("rdpaudit: stopped; the counts so far are in {}; continue with\n  {}",
+                            stop.checkpoint, resume));
+  } catch (const app::QuietExit& e) {
+    return e.code;  // another rank reported the error
   } catch (const InputError& e) {
-    std::fprintf(stderr, "rdpaudit: error: %s: %s\n", file.c_str(), e.what());
-    return 2;
+    return fail(2, fmt::format("rdpaudit: error: {}: {}", file, e.what()));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rdpaudit: failed: %s\n", e.what());
-    return 1;
+    return fail(1, fmt::format("rdpaudit: failed: {}", e.what()));
   }
 }

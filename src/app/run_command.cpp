@@ -6,12 +6,19 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <optional>
 
 #include "commands.hpp"
+#include "counting.hpp"
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/io/results.hpp"
+#include "rdpaudit/io/state_file.hpp"
+#include "rdpaudit/par/team.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
 namespace rdpaudit::app {
@@ -70,6 +77,35 @@ std::string summary(const estimate::ScenarioEstimates& e) {
   return out;
 }
 
+}  // namespace
+
+namespace {
+bool g_per_rank = false;
+}
+
+bool errors_are_per_rank() {
+  return g_per_rank;
+}
+
+void collective(const std::function<void()>& f) {
+  // An error found by some ranks only (rank 0 reads files, checks paths) must end every
+  // rank: the others would wait in the next exchange for ever. The rank that found it
+  // reports it; the others end quietly with the same status.
+  bool failed = false;
+  std::exception_ptr error;
+  try {
+    f();
+  } catch (...) {
+    failed = true;
+    error = std::current_exception();
+  }
+  if (!par::any(failed)) return;
+  if (error) std::rethrow_exception(error);
+  throw QuietExit{2};
+}
+
+namespace {
+
 // The rounds of a run: one of experiment.trajectories, or (--until-decided) doubling from it
 // up to --max-trajectories.
 std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
@@ -98,6 +134,45 @@ void check_output_path(const std::string& out, bool from_option) {
   }
 }
 
+io::RunIdentity identity_of(const config::ExperimentSpec& spec, const RunArgs& args) {
+  io::RunIdentity id;
+  id.config_sha256 = spec.config_sha256;
+  id.config_text = spec.config_text;
+  id.config_path = spec.source_path;
+  id.seed = spec.seed;
+  id.trajectories = spec.trajectories;
+  id.overrides = args.overrides;
+  id.schedule = args.until_decided
+                    ? fmt::format("until decided, at most {} trajectories, margin {}",
+                                  args.max_trajectories, args.decided_margin)
+                    : "single run";
+  id.part = args.part;
+  id.parts = args.parts;
+  id.tool = fmt::format("{} ({})", build_info::tool_version, build_info::git_hash);
+  return id;
+}
+
+// Rank 0 reads the checkpoint and checks that it belongs to this run; the other ranks learn
+// only whether it did (and then its positions, from Counting::restore).
+io::RunState checkpoint_to_resume(const std::string& path, const io::RunIdentity& id) {
+  io::RunState st;
+  collective([&] {
+    if (!par::root()) return;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      throw InputError("--resume", path,
+                       "no checkpoint to resume (it is written every --checkpoint-every seconds "
+                       "and when a run is interrupted)");
+    }
+    st = io::read_state(path);
+    if (st.kind != "checkpoint") throw InputError("--resume", path, "is not a checkpoint");
+    const std::string diff = st.identity.difference(id, true);
+    if (!diff.empty())
+      throw InputError("--resume", path, "is the checkpoint of another run (" + diff + ")");
+  });
+  return st;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -107,66 +182,125 @@ int run_command(const RunArgs& args) {
         "--max-trajectories", std::to_string(args.max_trajectories),
         fmt::format("at least the first round, experiment.trajectories = {}", spec.trajectories));
   }
+  if (args.parts > 1 && args.until_decided) {
+    throw InputError("--part", fmt::format("{}/{}", args.part, args.parts),
+                     "a part cannot decide a sequential audit (--until-decided): it counts a "
+                     "share; merge the parts, or use MPI ranks");
+  }
+  if (args.parts > 1 && spec.trajectories < args.parts) {
+    throw InputError("--part", fmt::format("{}/{}", args.part, args.parts),
+                     fmt::format("more parts than trajectories ({})", spec.trajectories));
+  }
   const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
-  check_output_path(out, !args.output.empty());
+  collective([&] {
+    if (par::root()) check_output_path(out, !args.output.empty());
+  });
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
+  const io::RunIdentity identity = identity_of(spec, args);
+  const std::string checkpoint = out + ".ckpt";
+  const io::RunState resumed =
+      args.resume ? checkpoint_to_resume(checkpoint, identity) : io::RunState{};
 
-  io::ResultsWriter writer(out, spec, {args.command_line, threads});
+  const bool part = args.parts > 1;
   const std::vector<std::int64_t> rounds = rounds_of(args, spec.trajectories);
+  // A part counts ids [lo, hi) of every scenario's datasets; a whole run [0, rounds.back()).
+  const std::int64_t lo = spec.trajectories * (args.part - 1) / args.parts;
+  const std::int64_t hi = spec.trajectories * args.part / args.parts;
   std::int64_t total = 0;
   for (const auto& s : spec.scenarios)  // trajectory-steps, pilot and counted (at most)
-    total += 2 * (sim::pilot_trajectories(s) + rounds.back()) * s.steps;
-  Progress progress(total, true);
+    total += 2 * (sim::pilot_trajectories(s) + (part ? hi - lo : rounds.back())) * s.steps;
+  Progress progress(total, par::root());
+
+  std::optional<io::ResultsWriter> writer;
+  if (par::root() && !part)
+    writer.emplace(out, spec,
+                   io::RunInfo{args.command_line, threads, par::size(), par::describe()});
+  CountingPlan plan{identity, checkpoint, args.checkpoint_every, threads};
+  g_per_rank = true;
+  Counting counting(spec, plan, &progress);
+  if (args.resume) counting.restore(resumed);
+  stop_gracefully_on_interrupt(true);
 
   // The family-wise level of the run (the rigorous bounds' confidence) is spent over the
   // planned looks, delta / L each: whatever the look at which the run stops, the probability
   // of calling any valid bound violated at any look is at most delta (union bound).
   const double level = 1.0 - spec.scenarios.front().estimate.confidence;
   const double level_per_look = level / static_cast<double>(rounds.size());
-  std::vector<estimate::ScenarioRun> runs(spec.scenarios.size());
   std::vector<audit::BoundTable> bounds;
   for (const auto& s : spec.scenarios) bounds.push_back(audit::audited_bounds(s));
   audit::AuditResult verdicts;
-  std::int64_t counted = 0;
   std::string stop = args.until_decided ? "budget" : "single run";
-  int looks = 0;
-  for (const std::int64_t n : rounds) {
-    ++looks;
+  int look = counting.look();
+  for (; look <= static_cast<int>(rounds.size()); ++look) {
+    const std::int64_t n = rounds[static_cast<std::size_t>(look - 1)];
+    counting.set_look(look);
     audit::Auditor auditor(level_per_look);
     for (const auto& s : spec.scenarios) {
-      estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
-      const audit::BoundTable& table = bounds[static_cast<std::size_t>(s.index)];
       progress.set_label(fmt::format("scenario {}/{}{}", s.index + 1, spec.scenarios.size(),
-                                     rounds.size() > 1 ? fmt::format(", look {}", looks) : ""));
-      // Two phases: the pilot chooses the estimators' cells (selection), then every
-      // trajectory is counted through them inside the simulation loop; a later look counts
-      // the next trajectories into the same cells and adds the counts.
-      const sim::SimOptions options{spec.seed, n - counted, threads, &progress, {}, counted};
-      if (counted == 0) {
-        run = estimate::run_scenario(s, options);
-      } else {
-        estimate::extend_run(s, run, options);
-      }
-      auditor.add(s, table, run.estimates, describe_point(s), n);
+                                     rounds.size() > 1 ? fmt::format(", look {}", look) : ""));
+      // Two phases: the pilot chooses the estimators' cells (selection, once per scenario),
+      // then every trajectory is counted through them; a later look counts the next
+      // trajectories into the same cells.
+      estimate::ScenarioRun& run = counting.prepared(s, spec.trajectories);
+      counting.count_to(s, lo, part ? hi : n);
+      if (part || !par::root()) continue;
+      estimate::estimate_run(s, run, spec.seed);
+      auditor.add(s, bounds[static_cast<std::size_t>(s.index)], run.estimates, describe_point(s),
+                  n);
     }
-    counted = n;
-    verdicts = auditor.finish();
-    if (rounds.size() > 1) {
-      const auto open = std::count_if(
-          verdicts.cells.begin(), verdicts.cells.end(),
-          [&](const audit::Cell& c) { return !audit::is_decided(c, args.decided_margin); });
-      progress.note(fmt::format(
-          "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
-          "cells undecided",
-          looks, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
-      if (open == 0) {
-        stop = "decided";
-        break;
+    if (part) break;
+    std::int64_t open = 0;
+    if (par::root()) {
+      verdicts = auditor.finish();
+      open = std::count_if(verdicts.cells.begin(), verdicts.cells.end(), [&](const audit::Cell& c) {
+        return !audit::is_decided(c, args.decided_margin);
+      });
+      if (rounds.size() > 1) {
+        progress.note(fmt::format(
+            "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
+            "cells undecided",
+            look, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
       }
+    }
+    if (rounds.size() > 1 && par::broadcast(open) == 0) {
+      stop = "decided";
+      break;
     }
   }
+  look = std::min(look, static_cast<int>(rounds.size()));
   progress.finish();
+  stop_gracefully_on_interrupt(false);
+  if (!par::root()) return 0;
+  std::error_code ec;
+  if (part) {
+    io::write_state(out, counting.state("part"));
+    std::filesystem::remove(checkpoint, ec);
+    fmt::print(
+        "wrote {}: part {} of {} (trajectories {} to {} of each scenario and dataset, {} "
+        "thread(s), {}); `rdpaudit merge` combines the {} parts\n",
+        out, args.part, args.parts, lo, hi - 1, threads, par::describe(), args.parts);
+    return 0;
+  }
+  std::vector<estimate::ScenarioRun> runs;
+  for (const auto& s : spec.scenarios) runs.push_back(std::move(counting.run(s.index)));
+  write_results(*writer, spec, runs, bounds, verdicts,
+                Outcome{rounds[static_cast<std::size_t>(look - 1)], look,
+                        static_cast<int>(rounds.size()), level_per_look, stop});
+  std::filesystem::remove(checkpoint, ec);
+  fmt::print("wrote {} ({} scenario(s), {} trajectories per dataset, {} thread(s){}{})\n\n", out,
+             spec.scenarios.size(), rounds[static_cast<std::size_t>(look - 1)], threads,
+             par::size() > 1 ? fmt::format(" x {} MPI ranks", par::size()) : "",
+             args.until_decided ? fmt::format("; {} look(s), stopped: {}", look, stop) : "");
+  print_audit_counts(verdicts);
+  print_bound_table(verdicts);
+  fmt::print("(rdpaudit check {} turns this into an exit status)\n", out);
+  return 0;
+}
 
+void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
+                   const std::vector<estimate::ScenarioRun>& runs,
+                   const std::vector<audit::BoundTable>& bounds, const audit::AuditResult& verdicts,
+                   const Outcome& outcome) {
   fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8}  {}\n", "#", "sweep point", "D: mean (std) th_0",
              "D': mean (std) th_0", "seconds",
              "R_alpha at alpha = 2, 10, larger direction (> P||P', < P'||P): exact | plug-in | "
@@ -182,15 +316,9 @@ int run_command(const RunArgs& args) {
                summary(run.estimates));
   }
   writer.add_audit(verdicts);
-  writer.add_outcome(counted, looks, static_cast<int>(rounds.size()), level_per_look, stop);
+  writer.add_outcome(outcome.counted, outcome.looks, outcome.looks_planned, outcome.level_per_look,
+                     outcome.stop_reason);
   writer.commit();
-  fmt::print("wrote {} ({} scenario(s), {} trajectories per dataset, {} thread(s){})\n\n", out,
-             spec.scenarios.size(), counted, threads,
-             args.until_decided ? fmt::format("; {} look(s), stopped: {}", looks, stop) : "");
-  print_audit_counts(verdicts);
-  print_bound_table(verdicts);
-  fmt::print("(rdpaudit check {} turns this into an exit status)\n", out);
-  return 0;
 }
 
 }  // namespace rdpaudit::app

@@ -14,8 +14,18 @@ namespace {
 char g_path[4096];
 char g_message[4200];
 std::atomic<bool> g_armed{false};
+std::atomic<bool> g_graceful{false};
+std::atomic<bool> g_stop{false};
+constexpr char kStopping[] =
+    "\nrdpaudit: interrupted; stopping the counting and writing a checkpoint (interrupt again "
+    "to stop at once, without one)\n";
 
 extern "C" void on_interrupt(int sig) {
+  if (g_graceful.load() && !g_stop.exchange(true)) {
+    const ssize_t ignored = ::write(STDERR_FILENO, kStopping, sizeof kStopping - 1);
+    (void)ignored;
+    return;
+  }
   if (g_armed.exchange(false)) {
     ::unlink(g_path);
     const ssize_t ignored = ::write(STDERR_FILENO, g_message, std::strlen(g_message));
@@ -52,6 +62,15 @@ void remove_on_interrupt(const std::string& path) {
 
 void forget_on_interrupt() {
   g_armed = false;
+}
+
+void stop_gracefully_on_interrupt(bool on) {
+  install_once();
+  g_graceful = on;
+}
+
+bool stop_requested() {
+  return g_stop.load(std::memory_order_relaxed);
 }
 
 }  // namespace rdpaudit

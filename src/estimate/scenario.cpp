@@ -56,15 +56,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void estimate_timed(const config::Scenario& s, ScenarioRun& run, std::uint64_t seed) {
+}  // namespace
+
+void estimate_run(const config::Scenario& s, ScenarioRun& run, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   run.estimates = estimate_scenario(s, run.selection, run.tallies, seed);
   run.estimates.seconds = seconds_since(start);
 }
 
-}  // namespace
-
-ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
+ScenarioRun prepare_scenario(const config::Scenario& s, sim::SimOptions options) {
   ScenarioRun run;
   options.select = [&](const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
                        tally::Binning& binning) {
@@ -72,15 +72,19 @@ ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
   };
   const auto start = std::chrono::steady_clock::now();
   run.binning = sim::prepare_binning(s, options);
-  run.tallies = sim::count_scenario(s, run.binning, options);
-  run.tallies.seconds = seconds_since(start);  // pilot and counting
-  estimate_timed(s, run, options.seed);
+  run.tallies.d = tally::Tally(run.binning, 0);
+  run.tallies.dprime = tally::Tally(run.binning, 0);
+  run.tallies.seconds = seconds_since(start);
   return run;
 }
 
-void extend_run(const config::Scenario& s, ScenarioRun& run, const sim::SimOptions& options) {
-  sim::add_tallies(run.tallies, sim::count_scenario(s, run.binning, options));
-  estimate_timed(s, run, options.seed);
+ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
+  const auto start = std::chrono::steady_clock::now();
+  ScenarioRun run = prepare_scenario(s, options);
+  run.tallies = sim::count_scenario(s, run.binning, options);
+  run.tallies.seconds = seconds_since(start);  // pilot and counting
+  estimate_run(s, run, options.seed);
+  return run;
 }
 
 ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& selection,

@@ -111,6 +111,8 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   root.attr("created_utc", utc_now());
   root.attr("command_line", run.command_line);
   root.attr("threads", run.threads);
+  root.attr("ranks", run.ranks);
+  root.attr("parallel", run.parallel);
   root.attr("experiment_name", spec.name);
   root.attr("description", spec.description);
   root.attr("config_path", spec.source_path);

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
+#include "rdpaudit/par/team.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
@@ -397,8 +399,9 @@ std::int64_t pilot_trajectories(const Scenario& s) {
 }
 
 std::int64_t chunk_size(std::int64_t trajectories) {
-  // At most ~4096 chunks: bounded memory for the per-chunk moment sums, and enough chunks
-  // to balance 2 to 64 threads.
+  // At most ~4096 chunks, at least 256 trajectories each: enough chunks to balance 2 to 64
+  // threads, few enough that scheduling costs nothing. (The numbers do not depend on it:
+  // counts and moment sums are exact.)
   return std::max<std::int64_t>(256, (trajectories + 4095) / 4096);
 }
 
@@ -427,10 +430,8 @@ Eigen::MatrixXd simulate_last_iterates(const Scenario& s, std::uint64_t seed, Da
   return out;
 }
 
-namespace {
-
-tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const SimOptions& opt,
-                         Dataset dataset) {
+tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, const SimOptions& opt,
+                           Dataset dataset) {
   const std::int64_t m = opt.trajectories;
   const std::int64_t id0 = opt.first;  // trajectory ids id0 ... id0 + m - 1
   const int d = s.dim;
@@ -438,13 +439,11 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
   // trajectories (ids below the cap): the estimators count every trajectory in the binning's
   // score cells instead.
   tally::Tally result(binning, std::clamp<std::int64_t>(std::min(s.raw_cap, id0 + m) - id0, 0, m));
+  result.raw_first = id0;
   result.raw.assign(static_cast<std::size_t>(result.raw_cap) * d, 0.0);
 
   const std::int64_t chunk = chunk_size(m);
   const std::int64_t chunks = (m + chunk - 1) / chunk;
-  std::vector<tally::MomentSums> chunk_moments(static_cast<std::size_t>(chunks),
-                                               tally::MomentSums(d));
-
   const DatasetRecords rec = records_of(s, dataset == kDPrime);
   const std::vector<int> order = fixed_order(s);
   // The smallest trajectory id whose last iterate is not finite (a diverged run): never
@@ -459,7 +458,7 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
       for (std::int64_t c = 0; c < chunks; ++c) {
         const std::int64_t begin = id0 + c * chunk, end = std::min(id0 + m, begin + chunk);
         if (begin > first_diverged.load(std::memory_order_relaxed)) continue;
-        auto& moments = chunk_moments[static_cast<std::size_t>(c)];
+        if (stop_requested()) continue;  // the caller discards the whole call
         using Runner = std::decay_t<decltype(runner)>;
         double block[Runner::kLanes * config::kMaxDim] = {};
         for (std::int64_t first = begin; first < end; first += Runner::kLanes) {
@@ -473,22 +472,40 @@ tally::Tally run_dataset(const Scenario& s, const tally::Binning& binning, const
               continue;
             }
             local.add_to_histograms(theta);
-            moments.add(theta, binning.shift);
+            local.moments.add(theta, binning.shift);
             if (j - id0 < result.raw_cap)
               std::copy(theta, theta + d, result.raw.begin() + (j - id0) * d);
           }
         }
         if (opt.progress) opt.progress->advance((end - begin) * s.steps);
       }
+      // Integer counts and exact moment sums: the merge order does not matter.
 #pragma omp critical(rdpaudit_merge_histograms)
-      result.merge_histograms(local);  // integer counts: the merge order does not matter
+      {
+        result.merge_histograms(local);
+        result.moments.merge(local.moments);
+      }
     }
     if (first_diverged.load() < id0 + m)
       report_divergence(s, runner, dataset, first_diverged.load());
   });
-  // Floating-point sums are combined in chunk order, never in thread order.
-  for (const auto& cm : chunk_moments) result.moments.merge(cm);
   return result;
+}
+
+namespace {
+
+// The pilot's last iterates, the same rows on every rank: with several MPI ranks each
+// simulates a contiguous share of the ids and the shares are gathered in rank order.
+Eigen::MatrixXd pilot_rows(const Scenario& s, std::uint64_t seed, Dataset dataset,
+                           std::int64_t rows) {
+  const int ranks = par::size(), r = par::rank();
+  if (ranks == 1) return simulate_last_iterates(s, seed, dataset, 0, rows);
+  const std::int64_t begin = rows * r / ranks, end = rows * (r + 1) / ranks;
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMajor mine = simulate_last_iterates(s, seed, dataset, begin, end - begin);
+  const std::vector<double> all =
+      par::allgather(std::vector<double>(mine.data(), mine.data() + mine.size()));
+  return Eigen::Map<const RowMajor>(all.data(), rows, s.dim);
 }
 
 }  // namespace
@@ -500,8 +517,8 @@ tally::Binning prepare_binning(const Scenario& s, const SimOptions& opt) {
   // One pilot on streams of its own places the plot histograms and, through opt.select, the
   // estimators' score cells: independent of every counted trajectory.
   const std::int64_t pilot = pilot_trajectories(s);
-  const Eigen::MatrixXd pilot_d = simulate_last_iterates(s, opt.seed, kPilotD, 0, pilot);
-  const Eigen::MatrixXd pilot_p = simulate_last_iterates(s, opt.seed, kPilotDPrime, 0, pilot);
+  const Eigen::MatrixXd pilot_d = pilot_rows(s, opt.seed, kPilotD, pilot);
+  const Eigen::MatrixXd pilot_p = pilot_rows(s, opt.seed, kPilotDPrime, pilot);
   omp_set_num_threads(saved);
   const tally::Binning binning =
       s.has_range
@@ -517,19 +534,15 @@ ScenarioTallies count_scenario(const Scenario& s, const tally::Binning& binning,
                                const SimOptions& opt) {
   const auto start = std::chrono::steady_clock::now();
   ScenarioTallies out;
-  out.d = run_dataset(s, binning, opt, kD);
-  out.dprime = run_dataset(s, binning, opt, kDPrime);
+  out.d = count_dataset(s, binning, opt, kD);
+  out.dprime = count_dataset(s, binning, opt, kDPrime);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
 void add_tallies(ScenarioTallies& into, const ScenarioTallies& more) {
-  for (auto [a, b] : {std::pair{&into.d, &more.d}, {&into.dprime, &more.dprime}}) {
-    a->merge_histograms(*b);
-    a->moments.merge(b->moments);
-    a->raw.insert(a->raw.end(), b->raw.begin(), b->raw.end());
-    a->raw_cap += b->raw_cap;
-  }
+  into.d.append(more.d);
+  into.dprime.append(more.dprime);
   into.seconds += more.seconds;
 }
 

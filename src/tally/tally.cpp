@@ -14,16 +14,33 @@ void MomentSums::add(const double* theta, const Eigen::VectorXd& shift) {
   double c[kMax];
   for (Eigen::Index k = 0; k < d; ++k) c[k] = theta[k] - shift(k);
   ++count;
+  std::size_t o = 0;
   for (Eigen::Index i = 0; i < d; ++i) {
-    sum(i) += c[i];
-    for (Eigen::Index j = 0; j < d; ++j) outer(i, j) += c[i] * c[j];
+    sum[static_cast<std::size_t>(i)].add(c[i]);
+    for (Eigen::Index j = i; j < d; ++j) outer[o++].add(c[i] * c[j]);
   }
 }
 
 void MomentSums::merge(const MomentSums& other) {
+  if (other.dim != dim) throw std::logic_error("MomentSums::merge: dimension");
   count += other.count;
-  sum += other.sum;
-  outer += other.outer;
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i].merge(other.sum[i]);
+  for (std::size_t i = 0; i < outer.size(); ++i) outer[i].merge(other.outer[i]);
+}
+
+Eigen::VectorXd MomentSums::sum_value() const {
+  Eigen::VectorXd v(dim);
+  for (int i = 0; i < dim; ++i) v(i) = sum[static_cast<std::size_t>(i)].value();
+  return v;
+}
+
+Eigen::MatrixXd MomentSums::outer_value() const {
+  Eigen::MatrixXd m(dim, dim);
+  std::size_t o = 0;
+  for (int i = 0; i < dim; ++i) {
+    for (int j = i; j < dim; ++j) m(i, j) = m(j, i) = outer[o++].value();
+  }
+  return m;
 }
 
 Tally::Tally(const Binning& b, std::int64_t raw_capacity)
@@ -54,14 +71,26 @@ void Tally::merge_histograms(const Tally& other) {
   }
 }
 
+void Tally::append(const Tally& other) {
+  merge_histograms(other);
+  moments.merge(other.moments);
+  if (other.raw_cap > 0) {
+    if (raw_cap > 0 && other.raw_first != raw_first + raw_cap)
+      throw std::logic_error("Tally::append: raw rows not contiguous");
+    if (raw_cap == 0) raw_first = other.raw_first;
+    raw.insert(raw.end(), other.raw.begin(), other.raw.end());
+    raw_cap += other.raw_cap;
+  }
+}
+
 Eigen::VectorXd Tally::mean() const {
-  return binning.shift + moments.sum / static_cast<double>(moments.count);
+  return binning.shift + moments.sum_value() / static_cast<double>(moments.count);
 }
 
 Eigen::MatrixXd Tally::covariance() const {
   const double m = static_cast<double>(moments.count);
-  const Eigen::VectorXd mu = moments.sum / m;
-  return (moments.outer - m * mu * mu.transpose()) / (m - 1.0);
+  const Eigen::VectorXd mu = moments.sum_value() / m;
+  return (moments.outer_value() - m * mu * mu.transpose()) / (m - 1.0);
 }
 
 namespace {

@@ -5,7 +5,7 @@ usage: /usr/bin/python3 test_cli_results.py RDPAUDIT SOURCE_DIR WORK_DIR
 Every damaged copy of a good results file makes `check`, `report` and `plot` exit 2 with a
 one-line message naming the file (1 means "a bound is not as expected" to CI, so malformed
 input must never give 1), and `plot` prints no Python traceback. A run stopped by SIGINT or
-SIGTERM leaves neither its results file nor its `.tmp` behind. `report` shows the estimate and
+SIGTERM writes its checkpoint and leaves neither its results file nor its `.tmp` behind. `report` shows the estimate and
 the lower bound of one direction, the larger; check and report say when a bound assumes
 another neighbouring relation than the audited pair.
 """
@@ -151,7 +151,9 @@ for command in ("check", "report"):
           "replace_one" in out, f"{command} names the relation the Poisson baseline assumes")
     check("note: gaussian_composition" not in out, f"{command}: no note where they agree")
 
-# Interrupts: the unfinished .tmp is removed, nothing is left at the output path.
+# Interrupts (issue 11): SIGINT or SIGTERM stops the counting, writes the checkpoint and ends
+# with status 130 and the command that resumes; the unfinished .tmp is removed and nothing is
+# left at the output path.
 for sig in (signal.SIGINT, signal.SIGTERM):
     out = os.path.join(work, f"interrupted_{sig.name}.h5")
     proc = subprocess.Popen([cli, "run", cfg, "-o", out, "--trajectories", "200000000",
@@ -164,10 +166,12 @@ for sig in (signal.SIGINT, signal.SIGTERM):
     time.sleep(0.3)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
-    check(proc.returncode == -sig, f"{sig.name}: the run ends by the signal "
+    check(proc.returncode == 130, f"{sig.name}: the run stops with status 130 "
           f"(return code {proc.returncode})")
     check(not os.path.exists(out + ".tmp") and not os.path.exists(out),
-          f"{sig.name}: nothing left behind")
-    check("interrupted" in err, f"{sig.name}: says it was interrupted ({err.strip()[:200]})")
+          f"{sig.name}: no results file, no .tmp")
+    check(os.path.exists(out + ".ckpt"), f"{sig.name}: the checkpoint is written")
+    check("interrupted" in err and "--resume" in err,
+          f"{sig.name}: says it was interrupted and how to resume ({err.strip()[:300]})")
 
 finish()

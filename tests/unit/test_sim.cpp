@@ -87,8 +87,8 @@ void require_identical(const tally::Tally& a, const tally::Tally& b) {
   CHECK(a.joint.counts == b.joint.counts);
   CHECK(a.raw == b.raw);  // bitwise equality of doubles
   CHECK(a.moments.count == b.moments.count);
-  CHECK((a.moments.sum.array() == b.moments.sum.array()).all());
-  CHECK((a.moments.outer.array() == b.moments.outer.array()).all());
+  CHECK(a.moments.sum == b.moments.sum);  // exact sums: equal limbs
+  CHECK(a.moments.outer == b.moments.outer);
 }
 
 }  // namespace

@@ -47,8 +47,12 @@ struct ScenarioRun {
 };
 ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options);
 
-/// A later look of a sequential audit: counts options.trajectories more trajectories (ids from
-/// options.first) into the run's cells, adds them to its tallies and estimates again.
-void extend_run(const config::Scenario& s, ScenarioRun& run, const sim::SimOptions& options);
+/// The selection phase alone: the pilot and the cells, tallies with zero counts. The counted
+/// size the cells are chosen for is options.trajectories (the run's first round, whatever
+/// share of it this process counts).
+ScenarioRun prepare_scenario(const config::Scenario& s, sim::SimOptions options);
+
+/// Every estimate from the run's selection and its tallies as they stand.
+void estimate_run(const config::Scenario& s, ScenarioRun& run, std::uint64_t seed);
 
 }  // namespace rdpaudit::estimate

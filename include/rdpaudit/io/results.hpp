@@ -16,11 +16,14 @@ namespace rdpaudit::io {
 inline constexpr const char* kFileType = "rdpaudit-results";
 /// Major: readers refuse other majors (layout changes). Minor: additions only.
 inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and statistical apart
-inline constexpr int kFormatMinor = 1;  // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells
+inline constexpr int kFormatMinor =
+    1;  // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells
 
 struct RunInfo {
   std::string command_line;
-  int threads = 1;
+  int threads = 1;       ///< OpenMP threads per process
+  int ranks = 1;         ///< MPI ranks (1 without MPI)
+  std::string parallel;  ///< how the run was spread: MPI library and ranks, or merged parts
 };
 
 class ResultsWriter {

@@ -55,6 +55,12 @@ tally::Binning prepare_binning(const config::Scenario& s, const SimOptions& opti
 ScenarioTallies count_scenario(const config::Scenario& s, const tally::Binning& binning,
                                const SimOptions& options);
 
+/// Trajectories opt.first ... opt.first + opt.trajectories - 1 of one dataset counted into
+/// `binning`'s cells (integer counts, exact moment sums: the same numbers for any split of the
+/// ids into calls, threads or ranks).
+tally::Tally count_dataset(const config::Scenario& s, const tally::Binning& binning,
+                           const SimOptions& options, Dataset dataset);
+
 /// Adds the tallies of more trajectories (counts, moments, raw rows) to `into`.
 void add_tallies(ScenarioTallies& into, const ScenarioTallies& more);
 
@@ -66,8 +72,7 @@ std::int64_t pilot_trajectories(const config::Scenario& s);
 /// counted into tallies.
 ScenarioTallies simulate_scenario(const config::Scenario& s, const SimOptions& options);
 
-/// Trajectories per reduction chunk: depends on the trajectory count only (never on the
-/// thread count), so the order of floating-point moment sums is fixed.
+/// Trajectories per scheduling chunk of the counting loop.
 std::int64_t chunk_size(std::int64_t trajectories);
 
 }  // namespace rdpaudit::sim

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rdpaudit/tally/cells.hpp"
+#include "rdpaudit/tally/exact_sum.hpp"
 
 namespace rdpaudit::tally {
 
@@ -30,16 +31,23 @@ struct Binning {
   std::vector<ScoreCells> scores;
 };
 
-/// Sums of (theta - shift) and (theta - shift)(theta - shift)^T over a block of samples.
+/// Sums of c = theta - shift and of c c^T (upper triangle) over the counted trajectories,
+/// exact (tally/exact_sum.hpp): like the counts, they add up to the same bits in any order,
+/// so a run split over threads, ranks, parts or checkpoints gives the numbers of one run.
 struct MomentSums {
   std::int64_t count = 0;
-  Eigen::VectorXd sum;
-  Eigen::MatrixXd outer;
+  int dim = 1;
+  std::vector<ExactSum> sum;    ///< d entries
+  std::vector<ExactSum> outer;  ///< d (d + 1) / 2 entries: (i, j), i <= j, row by row
 
   explicit MomentSums(int d = 1)
-      : sum(Eigen::VectorXd::Zero(d)), outer(Eigen::MatrixXd::Zero(d, d)) {}
+      : dim(d),
+        sum(static_cast<std::size_t>(d)),
+        outer(static_cast<std::size_t>(d * (d + 1) / 2)) {}
   void add(const double* theta, const Eigen::VectorXd& shift);
   void merge(const MomentSums& other);
+  Eigen::VectorXd sum_value() const;
+  Eigen::MatrixXd outer_value() const;  ///< the symmetric d x d matrix
 };
 
 struct Tally {
@@ -49,8 +57,11 @@ struct Tally {
   ScoreCells projection;           ///< d > 1 only
   JointCells joint;                ///< d > 1 only
   MomentSums moments;
+  /// Raw last iterates of the trajectories raw_first ... raw_first + raw_cap - 1 (those below
+  /// tally.raw_samples among the counted ones), row-major, by trajectory id.
+  std::int64_t raw_first = 0;
   std::int64_t raw_cap = 0;
-  std::vector<double> raw;  ///< min(trajectories, raw_cap) x d, row-major, by trajectory id
+  std::vector<double> raw;
 
   Tally() = default;
   Tally(const Binning& b, std::int64_t raw_capacity);
@@ -59,6 +70,9 @@ struct Tally {
   /// reduction): integer counts, merged in any order with the same result.
   void add_to_histograms(const double* theta);
   void merge_histograms(const Tally& other);
+  /// Adds the tally of the trajectories that follow this one's (counts, moments, raw rows:
+  /// other's raw rows must start where this one's end when both have some).
+  void append(const Tally& other);
 
   Eigen::VectorXd mean() const;
   Eigen::MatrixXd covariance() const;  ///< unbiased (divides by count - 1)

@@ -1,0 +1,172 @@
+#include "counting.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
+#include "rdpaudit/par/team.hpp"
+#include "rdpaudit/sim/simulate.hpp"
+#include "rdpaudit/tally/flat.hpp"
+
+namespace rdpaudit::app {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Slabs last about this long: an interrupt is answered within one, and a slab's fixed costs
+// (a tally per thread, the gather over ranks) stay negligible.
+constexpr double kSlabSeconds = 2.0;
+
+tally::Tally& side(estimate::ScenarioRun& run, int dataset) {
+  return dataset == 0 ? run.tallies.d : run.tallies.dprime;
+}
+
+}  // namespace
+
+Counting::Counting(const config::ExperimentSpec& spec, CountingPlan plan, Progress* progress)
+    : spec_(spec),
+      plan_(std::move(plan)),
+      progress_(progress),
+      runs_(spec.scenarios.size()),
+      prepared_(spec.scenarios.size(), false),
+      next_(spec.scenarios.size(), {-1, -1}),
+      restored_(spec.scenarios.size()),
+      credited_(spec.scenarios.size(), false),
+      slab_(std::max<std::int64_t>(4096, 4096 * plan_.threads * par::size())),
+      last_checkpoint_(now_seconds()) {}
+
+void Counting::restore(const io::RunState& state) {
+  // Rank 0 read the file: every rank learns the positions, rank 0 keeps the counts.
+  look_ = static_cast<int>(par::broadcast(state.look));
+  for (std::size_t i = 0; i < next_.size(); ++i) {
+    for (int k = 0; k < 2; ++k) {
+      const std::int64_t mine = i < state.scenarios.size() ? state.scenarios[i].next[k] : -1;
+      next_[i][static_cast<std::size_t>(k)] = par::broadcast(mine);
+    }
+    if (i < state.scenarios.size()) restored_[i] = state.scenarios[i];
+  }
+}
+
+estimate::ScenarioRun& Counting::prepared(const config::Scenario& s, std::int64_t planned) {
+  const auto i = static_cast<std::size_t>(s.index);
+  if (prepared_[i]) return runs_[i];
+  runs_[i] = estimate::prepare_scenario(
+      s, sim::SimOptions{spec_.seed, planned, plan_.threads, progress_, {}, 0});
+  if (par::any(stop_requested())) {  // the pilot was cut short: nothing of it is kept
+    if (par::root()) write_checkpoint();
+    throw Stopped{plan_.checkpoint};
+  }
+  prepared_[i] = true;
+  if (par::root() && !restored_[i].cells.empty()) {
+    const std::string cells = tally::fingerprint(runs_[i].binning);
+    if (cells != restored_[i].cells) {
+      throw InputError("--resume", plan_.checkpoint,
+                       fmt::format("scenario {}: the checkpoint's cells differ from the ones this "
+                                   "run's pilot chose (another machine's arithmetic?)",
+                                   s.index));
+    }
+    try {
+      runs_[i].tallies.d = tally::unflatten(runs_[i].binning, restored_[i].tally[0]);
+      runs_[i].tallies.dprime = tally::unflatten(runs_[i].binning, restored_[i].tally[1]);
+    } catch (const std::invalid_argument&) {
+      throw InputError("--resume", plan_.checkpoint,
+                       fmt::format("scenario {}: damaged counts", s.index));
+    }
+  }
+  return runs_[i];
+}
+
+void Counting::count_to(const config::Scenario& s, std::int64_t begin, std::int64_t end) {
+  const auto i = static_cast<std::size_t>(s.index);
+  for (int k = 0; k < 2; ++k) {
+    std::int64_t& next = next_[i][static_cast<std::size_t>(k)];
+    if (next < 0) next = begin;
+    // Trajectories counted before a resume count as done, once.
+    if (progress_ && !credited_[i] && next > begin) progress_->advance((next - begin) * s.steps);
+    while (next < end) {
+      const std::int64_t n = std::min(end - next, slab_);
+      count_slab(s, k, next, n);
+      next += n;
+      between_slabs();
+    }
+  }
+  credited_[i] = true;
+}
+
+void Counting::count_slab(const config::Scenario& s, int dataset, std::int64_t first,
+                          std::int64_t n) {
+  const int ranks = par::size(), r = par::rank();
+  const std::int64_t begin = first + n * r / ranks, end = first + n * (r + 1) / ranks;
+  const double start = now_seconds();
+  estimate::ScenarioRun& run = runs_[static_cast<std::size_t>(s.index)];
+  const sim::SimOptions options{
+      spec_.seed, end - begin, plan_.threads, ranks == 1 ? progress_ : nullptr, {}, begin};
+  tally::Tally t =
+      sim::count_dataset(s, run.binning, options, dataset == 0 ? sim::kD : sim::kDPrime);
+  if (par::any(stop_requested())) {  // the slab is incomplete somewhere: drop it everywhere
+    if (par::root()) write_checkpoint();
+    throw Stopped{plan_.checkpoint};
+  }
+  if (ranks == 1) {
+    side(run, dataset).append(t);
+  } else {
+    const tally::FlatTally flat = tally::flatten(t);
+    const auto ints = par::gather(flat.ints);
+    const auto raw = par::gather(flat.raw);
+    if (par::root()) {
+      for (int q = 0; q < ranks; ++q) {  // rank order: the raw rows stay in id order
+        side(run, dataset)
+            .append(
+                tally::unflatten(run.binning, tally::FlatTally{ints[static_cast<std::size_t>(q)],
+                                                               raw[static_cast<std::size_t>(q)]}));
+      }
+      if (progress_) progress_->advance(n * s.steps);
+    }
+  }
+  // The next slab lasts about kSlabSeconds (never less than half or more than four times
+  // this one); rank 0's clock decides for every rank.
+  const double took = std::max(1e-3, now_seconds() - start);
+  const auto scaled = static_cast<std::int64_t>(static_cast<double>(n) * kSlabSeconds / took);
+  slab_ = par::broadcast(std::clamp<std::int64_t>(scaled, std::max<std::int64_t>(1024, n / 2),
+                                                  std::max<std::int64_t>(4096, 4 * n)));
+}
+
+void Counting::between_slabs() {
+  if (plan_.checkpoint.empty() || !par::root() || !(plan_.checkpoint_every > 0)) return;
+  if (now_seconds() - last_checkpoint_ < plan_.checkpoint_every) return;
+  write_checkpoint();
+  last_checkpoint_ = now_seconds();
+}
+
+io::RunState Counting::state(const std::string& kind) const {
+  io::RunState st;
+  st.kind = kind;
+  st.identity = plan_.identity;
+  st.look = look_;
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    io::ScenarioState x;
+    if (prepared_[i]) {
+      x.cells = tally::fingerprint(runs_[i].binning);
+      x.tally = {tally::flatten(runs_[i].tallies.d), tally::flatten(runs_[i].tallies.dprime)};
+      x.next = next_[i];
+    } else {
+      x = restored_[i];  // not reached yet after a resume (or empty)
+      if (x.cells.empty()) x.next = {-1, -1};
+    }
+    st.scenarios.push_back(std::move(x));
+  }
+  return st;
+}
+
+void Counting::write_checkpoint() const {
+  if (plan_.checkpoint.empty()) return;
+  io::write_state(plan_.checkpoint, state("checkpoint"));
+}
+
+}  // namespace rdpaudit::app

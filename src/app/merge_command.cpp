@@ -1,0 +1,127 @@
+// `rdpaudit merge PART... -o OUT`: the parts of a split run (`run --part i/N`, e.g. the jobs
+// of an array) into the results file the unsplit run would have written. Each part holds the
+// exact counts of its share of the trajectories; the pilot (and so the cells) is computed
+// again here, identically, and checked against every part's fingerprint.
+#include <fmt/core.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "commands.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/progress.hpp"
+#include "rdpaudit/io/state_file.hpp"
+#include "rdpaudit/tally/flat.hpp"
+
+namespace rdpaudit::app {
+
+namespace {
+
+// Every part of one run, in part order; anything else is refused naming the file.
+std::vector<io::RunState> read_parts(const std::vector<std::string>& paths) {
+  std::vector<io::RunState> parts;
+  std::map<int, std::string> seen;
+  for (const auto& path : paths) {
+    io::RunState st = io::read_state(path);
+    if (st.kind != "part")
+      throw InputError("merge", path, "is a checkpoint, not a part file (resume it with --resume)");
+    if (!parts.empty()) {
+      const std::string diff = parts.front().identity.difference(st.identity, false);
+      if (!diff.empty()) {
+        throw InputError("merge", path,
+                         fmt::format("belongs to another run than {} ({})", paths.front(), diff));
+      }
+    }
+    const int i = st.identity.part;
+    if (seen.count(i)) {
+      throw InputError("merge", path,
+                       fmt::format("is part {}/{} again (also {})", i, st.identity.parts, seen[i]));
+    }
+    seen[i] = path;
+    parts.push_back(std::move(st));
+  }
+  const int n = parts.front().identity.parts;
+  std::string missing;
+  for (int i = 1; i <= n; ++i) {
+    if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  }
+  if (!missing.empty())
+    throw InputError("merge", fmt::format("{} file(s)", paths.size()),
+                     fmt::format("part(s) {} of {} missing", missing, n));
+  std::sort(parts.begin(), parts.end(), [](const io::RunState& a, const io::RunState& b) {
+    return a.identity.part < b.identity.part;
+  });
+  return parts;
+}
+
+}  // namespace
+
+int merge_command(const MergeArgs& args) {
+  const std::vector<io::RunState> parts = read_parts(args.parts);
+  const io::RunIdentity& id = parts.front().identity;
+  const config::ExperimentSpec spec =
+      config::parse_experiment(id.config_text, id.config_path, id.overrides);
+  if (spec.config_sha256 != id.config_sha256 || spec.seed != id.seed ||
+      spec.trajectories != id.trajectories) {
+    throw InputError("merge", args.parts.front(),
+                     "its experiment text does not give back the run it records");
+  }
+  for (const auto& p : parts) {
+    const std::int64_t lo = spec.trajectories * (p.identity.part - 1) / p.identity.parts;
+    const std::int64_t hi = spec.trajectories * p.identity.part / p.identity.parts;
+    if (p.scenarios.size() != spec.scenarios.size())
+      throw InputError("merge", args.parts.front(), "damaged: scenario count");
+    for (const auto& s : p.scenarios) {
+      if (s.next[0] != hi || s.next[1] != hi || s.tally[0].ints.empty())
+        throw InputError("merge", fmt::format("part {}/{}", p.identity.part, p.identity.parts),
+                         fmt::format("is incomplete (trajectories {} to {} expected)", lo, hi - 1));
+    }
+  }
+  const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
+  std::int64_t total = 0;
+  for (const auto& s : spec.scenarios) total += 2 * sim::pilot_trajectories(s) * s.steps;
+  Progress progress(total, true);
+  io::ResultsWriter writer(
+      args.output, spec,
+      io::RunInfo{args.command_line, threads, 1,
+                  fmt::format("merged from {} parts (run --part i/{})", id.parts, id.parts)});
+
+  const double level = 1.0 - spec.scenarios.front().estimate.confidence;
+  audit::Auditor auditor(level);
+  std::vector<estimate::ScenarioRun> runs;
+  std::vector<audit::BoundTable> bounds;
+  for (const auto& s : spec.scenarios) {
+    progress.set_label(fmt::format("pilot of scenario {}/{}", s.index + 1, spec.scenarios.size()));
+    estimate::ScenarioRun run = estimate::prepare_scenario(
+        s, sim::SimOptions{spec.seed, spec.trajectories, threads, &progress, {}, 0});
+    const std::string cells = tally::fingerprint(run.binning);
+    for (const auto& p : parts) {  // part order: the raw rows stay in id order
+      const io::ScenarioState& x = p.scenarios[static_cast<std::size_t>(s.index)];
+      if (x.cells != cells) {
+        throw InputError("merge", fmt::format("part {}/{}", p.identity.part, p.identity.parts),
+                         fmt::format("scenario {}: its cells differ from this pilot's (another "
+                                     "machine's arithmetic?)",
+                                     s.index));
+      }
+      run.tallies.d.append(tally::unflatten(run.binning, x.tally[0]));
+      run.tallies.dprime.append(tally::unflatten(run.binning, x.tally[1]));
+    }
+    estimate::estimate_run(s, run, spec.seed);
+    bounds.push_back(audit::audited_bounds(s));
+    auditor.add(s, bounds.back(), run.estimates, describe_point(s), spec.trajectories);
+    runs.push_back(std::move(run));
+  }
+  progress.finish();
+  const audit::AuditResult verdicts = auditor.finish();
+  write_results(writer, spec, runs, bounds, verdicts,
+                Outcome{spec.trajectories, 1, 1, level, "single run"});
+  fmt::print("wrote {} from {} parts ({} scenario(s), {} trajectories per dataset)\n\n",
+             args.output, parts.size(), spec.scenarios.size(), spec.trajectories);
+  print_audit_counts(verdicts);
+  print_bound_table(verdicts);
+  return 0;
+}
+
+}  // namespace rdpaudit::app
