@@ -162,6 +162,51 @@ void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d
   }
 }
 
+// The crafted preset with the linear loss (no curvature, the other records' gradients zero)
+// under Poisson or sampling without replacement: the record joins each step independently
+// with probability q (q n / n, b / n), and the last iterate depends on the schedule only
+// through the steps S that hold it: theta_T ~ N(m0 - eta/N sum_{t in S} g_t, s0^2 + T s^2)
+// in D, N(m0, s0^2 + T s^2) in D'. The sums are enumerated step by step, equal ones merged
+// (a constant g gives the T + 1 counts |S| ~ Binomial(T, q); a gradient at the first step
+// only, two); false when more than kMaxSums distinct sums arise (the caller samples).
+bool enumerate_independent_inclusions(const config::Scenario& s, LastIterateMixture& d,
+                                      LastIterateMixture& dprime) {
+  constexpr std::size_t kMaxSums = 4096;
+  const bool poisson = s.scheme == BatchScheme::kPoisson;
+  const double q = poisson ? s.sampling_rate : double(s.batch_size) / s.n();
+  const double inv_norm = poisson ? 1.0 / (s.sampling_rate * s.n()) : 1.0 / s.batch_size;
+  std::map<std::vector<double>, double> law{
+      {std::vector<double>(s.init_mean.data(), s.init_mean.data() + s.dim), 1.0}};
+  double var = s.init_std * s.init_std;
+  for (long t = 0; t < s.steps; ++t) {
+    const Eigen::VectorXd step = s.eta * inv_norm * s.data.crafted_at(t);
+    std::map<std::vector<double>, double> next;
+    for (const auto& [mean, w] : law) {
+      if (q < 1.0) next[mean] += w * (1.0 - q);
+      std::vector<double> in = mean;
+      for (int k = 0; k < s.dim; ++k) in[k] -= step(k);
+      next[in] += w * std::min(q, 1.0);
+    }
+    if (next.size() > kMaxSums) return false;
+    law = std::move(next);
+    var = var + s.step_std * s.step_std;  // a = 1
+  }
+  for (LastIterateMixture* m : {&d, &dprime}) {
+    m->dim = s.dim;
+    m->exact = true;
+    m->how = "enumerated: the steps that hold the crafted record (independent inclusions)";
+    m->variance = var;
+  }
+  for (const auto& [mean, w] : law) {
+    if (!(w > 0.0)) continue;
+    d.weights.push_back(w);
+    d.means.insert(d.means.end(), mean.begin(), mean.end());
+  }
+  dprime.weights = {1.0};
+  dprime.means.assign(s.init_mean.data(), s.init_mean.data() + s.dim);
+  return true;
+}
+
 // `patterns` schedules from streams of their own (dataset id 4, independent of the simulated
 // trajectories); schedule k gives component k of D and of D'.
 void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns,
@@ -231,6 +276,11 @@ std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario
     // Crafted: each component's variance depends on the step that holds the record.
     set_variances(out.d);
     set_variances(out.dprime);
+    return out;
+  }
+  if (s.data.crafted && curvature(s) == 0.0 &&
+      (s.scheme == BatchScheme::kPoisson || s.scheme == BatchScheme::kSampleWithoutReplacement) &&
+      enumerate_independent_inclusions(s, out.d, out.dprime)) {
     return out;
   }
   if (s.scheme == BatchScheme::kPoisson && s.steps == 1 && others_identical(s)) {

@@ -444,3 +444,35 @@ TEST_CASE("exact: a crafted gradient at one Poisson step is the sampled Gaussian
     }
   }
 }
+
+TEST_CASE("exact: a crafted gradient under independent inclusions against the moment sum",
+          "[estimate][exact][crafted][poisson]") {
+  // Linear loss (the others' gradients zero), T = 3 steps, the record in each step with
+  // probability q = 0.3: theta_T ~ sum_j w_j N(-j mu, sigma^2) in D, w_j = Binomial(j; 3, q),
+  // mu = eta g / N, sigma^2 = T s^2, against N(0, sigma^2) in D'. For integer alpha,
+  // E_P'[(p/p')^alpha] = sum over alpha-tuples (j_1 .. j_alpha) of prod w * exp(mu^2 / sigma^2
+  // sum_{r < r'} j_r j_r'): alpha = 2 and 3 written out.
+  const double q = 0.3, mu = 0.4 * 2.0 / 3.0, var = 3 * 0.25, c = mu * mu / var;
+  const double w[4] = {0.343, 0.441, 0.189, 0.027};
+  double m2 = 0, m3 = 0;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      m2 += w[i] * w[j] * std::exp(c * i * j);
+      for (int k = 0; k < 4; ++k) m3 += w[i] * w[j] * w[k] * std::exp(c * (i * j + j * k + i * k));
+    }
+  }
+  for (const char* scheme : {"poisson", "sample_without_replacement"}) {
+    const auto s =
+        crafted("loss = \"linear\"", "n = 10\ngradient = [2.0]",
+                std::string("scheme = \"") + scheme + "\"\neta = 0.4\nbatch_size = 3\nsteps = 3");
+    std::string why;
+    const auto mix = rdpaudit::sim::quadratic_last_iterate_mixture(s, 1, 16, why);
+    REQUIRE(mix.has_value());
+    CHECK(mix->d.weights.size() == 4);  // |S| = 0 .. 3
+    CHECK(mix->d.weights[0] + mix->d.weights[3] == Approx(w[0] + w[3]));
+    const auto est = exact_of(s, {2.0, 3.0});
+    INFO(scheme << ", q " << q);
+    CHECK(find(est, 2.0, kForward).value == Approx(std::log(m2)).epsilon(kRel));
+    CHECK(find(est, 3.0, kForward).value == Approx(std::log(m3) / 2).epsilon(kRel));
+  }
+}
