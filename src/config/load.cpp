@@ -83,8 +83,14 @@ const std::vector<std::string>& sweepable_keys() {
                                                 "tally.bins_2d",
                                                 "tally.pilot_trajectories",
                                                 "tally.raw_samples",
-                                                "training.scheme"};
+                                                "training.scheme",
+                                                "data.gradient_formula"};
   return keys;
+}
+
+// The swept keys whose values are strings.
+bool textual_key(const std::string& key) {
+  return key == "training.scheme" || key == "data.gradient_formula";
 }
 
 struct SweepAxis {
@@ -99,7 +105,7 @@ std::vector<SweepAxis> find_sweep_axes(const toml::table& root) {
     if (!n || !n->is_array()) continue;
     const auto* arr = n->as_array();
     if (arr->empty()) throw InputError(key, "[]", "a swept key needs at least one value");
-    const bool textual = key == "training.scheme";  // the one string key that may be swept
+    const bool textual = textual_key(key);
     for (std::size_t i = 0; i < arr->size(); ++i) {
       if (textual ? !arr->get(i)->is_string() : !arr->get(i)->is_number()) {
         std::ostringstream os;
