@@ -38,6 +38,8 @@ class Checks {
     }
     require(false, fmt::format("scheme {} is not covered: {}", config::to_string(p_.scheme), why));
   }
+  /// The source assumes each record's gradient is that of one loss at every step.
+  void one_loss() { require(p_.not_one_loss.empty(), p_.not_one_loss); }
   void unconstrained() {
     require(std::isinf(p_.D),
             fmt::format("the iterates are projected onto a domain of diameter D = {}, but "
@@ -103,6 +105,7 @@ const char* const kStronglyConvexStep = "2/(lambda+beta)";
 // ---- Ye & Shokri 2022 ----
 
 std::optional<double> thm2_1(const Params& p, double a, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kShufflePartition, BatchScheme::kFixedOrder, BatchScheme::kFullBatch},
            "Theorem 2.1 is stated for shuffle and partition (Figure 1 also uses it for a fixed "
            "order; full batch is the case n/b = 1)");
@@ -113,6 +116,7 @@ std::optional<double> thm2_1(const Params& p, double a, Checks& c) {
 }
 
 void thm3_3_checks(const Params& p, Checks& c) {
+  c.one_loss();
   c.unconstrained();
   c.strongly_convex_smooth();
   c.step(2.0 / (p.lambda + p.beta), true, kStronglyConvexStep);
@@ -151,6 +155,7 @@ std::optional<double> thm4_2_fn4(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> thm4_3(const Params& p, double a, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
            "Theorem 4.3 analyses (re)sampling b indices without replacement for every step");
   c.unconstrained();
@@ -161,6 +166,7 @@ std::optional<double> thm4_3(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> thmD4(const Params& p, double a, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kFixedOrder, BatchScheme::kFullBatch},
            "Theorem D.4 is conditioned on fixed mini-batches");
   c.unconstrained();
@@ -171,6 +177,7 @@ std::optional<double> thmD4(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> thmD5(const Params& p, double a, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kFixedOrder},
            "Theorem D.5 is conditioned on a fixed sequence of partitioned mini-batches");
   c.unconstrained();
@@ -186,6 +193,7 @@ std::optional<double> thmD5(const Params& p, double a, Checks& c) {
 }
 
 void full_batch_checks(const Params& p, Checks& c, const char* which) {
+  c.one_loss();
   c.scheme({BatchScheme::kFullBatch}, which);
   c.unconstrained();
   c.strongly_convex_smooth();
@@ -207,6 +215,7 @@ std::optional<double> thmD7(const Params& p, double a, Checks& c) {
 }
 
 std::optional<double> cor5_3(const Params& p, double a, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kShufflePartition},
            "Corollary 5.3 applies Theorem 4.2 (shuffle and partition)");
   c.require(p.loss == LossKind::kLogistic,
@@ -236,6 +245,7 @@ std::optional<double> fig2(const Params& p, double a, Checks& c) {
 // ---- blog ----
 
 void blog_checks(const Params& p, Checks& c) {
+  c.one_loss();
   c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
            "the blog samples a uniformly random mini-batch of size b at every iteration");
   c.require(std::isfinite(p.D),

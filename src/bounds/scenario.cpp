@@ -42,6 +42,33 @@ bool epoch_scheme(config::BatchScheme s) {
          s == config::BatchScheme::kShuffleEachEpoch || s == config::BatchScheme::kFullBatch;
 }
 
+// The crafted record (data.preset = "crafted_gradient") against its absence. A gradient g
+// that is the same at every step is that of the linear loss <g, theta>: convex,
+// ||g||-Lipschitz, 0-smooth, so every record's loss is convex and beta-smooth with the
+// others' beta, none is strongly convex (the paper's Theorems 2.1, 3.3, 4.2, 4.3, D.5-D.7
+// assume every l(theta; x) lambda-strongly convex), and L grows to ||g|| (blog Theorem 1,
+// assumption 2). A gradient that changes with the step is no loss applied at every step:
+// only the composition bounds (a per-step gradient of norm <= S_g) remain.
+void crafted_constants(const config::Scenario& s, Params& p, std::string& derivation) {
+  const double g = s.data.crafted_gradient.rowwise().norm().maxCoeff();
+  p.lambda = 0.0;
+  p.L = std::max(p.L, g);
+  if (s.data.crafted_constant()) {
+    derivation += fmt::format(
+        "; crafted record: the gradient of <g, theta> with ||g|| = {:.6g} (convex, 0-smooth, not "
+        "strongly convex: lambda = 0; L = max(L, ||g||)); S_g = ||g|| against its absence",
+        g);
+    return;
+  }
+  p.not_one_loss =
+      "the crafted gradient changes with the step t (data.gradient_formula): it is not the "
+      "gradient of one loss l(theta; x) applied at every step, as the theorem assumes";
+  derivation += fmt::format(
+      "; crafted record: g_t changes with t, max_t ||g_t|| = S_g = {:.6g}; only composition "
+      "bounds apply",
+      g);
+}
+
 }  // namespace
 
 ScenarioBounds bounds_of(const config::Scenario& s) {
@@ -101,6 +128,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
     p.L = kInf;
     if (out.not_applicable.empty()) out.not_applicable = std::string("loss constants: ") + e.what();
   }
+  if (s.data.crafted) crafted_constants(s, p, out.derivation);
   const auto& o = s.bounds;
   const auto override = [&](double v, double& field, const char* name) {
     if (std::isnan(v)) return;

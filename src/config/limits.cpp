@@ -99,6 +99,8 @@ Growth iterate_growth(const Scenario& s) {
       gradient = std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0))) * poisson;
       break;
   }
+  // A crafted record (data.preset = "crafted_gradient") adds at most max_t ||g_t|| to a mean.
+  if (s.data.crafted) gradient += s.data.crafted_gradient.rowwise().norm().maxCoeff() * poisson;
   const double d = std::sqrt(static_cast<double>(s.dim));
   g.m0 = s.init_mean.norm() + 10.0 * s.init_std * d;
   g.drift = s.eta * gradient;

@@ -10,6 +10,7 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/config/crafted.hpp"
 #include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
@@ -82,8 +83,14 @@ const std::vector<std::string>& sweepable_keys() {
                                                 "tally.bins_2d",
                                                 "tally.pilot_trajectories",
                                                 "tally.raw_samples",
-                                                "training.scheme"};
+                                                "training.scheme",
+                                                "data.gradient_formula"};
   return keys;
+}
+
+// The swept keys whose values are strings.
+bool textual_key(const std::string& key) {
+  return key == "training.scheme" || key == "data.gradient_formula";
 }
 
 struct SweepAxis {
@@ -98,7 +105,7 @@ std::vector<SweepAxis> find_sweep_axes(const toml::table& root) {
     if (!n || !n->is_array()) continue;
     const auto* arr = n->as_array();
     if (arr->empty()) throw InputError(key, "[]", "a swept key needs at least one value");
-    const bool textual = key == "training.scheme";  // the one string key that may be swept
+    const bool textual = textual_key(key);
     for (std::size_t i = 0; i < arr->size(); ++i) {
       if (textual ? !arr->get(i)->is_string() : !arr->get(i)->is_number()) {
         std::ostringstream os;
@@ -236,6 +243,7 @@ void read_data(Scenario& s, Reader& r) {
 // gradient sum: only a linear-loss record with g = 0 does (a quadratic or logistic record
 // always has a gradient). Every pair here is also a replacement of record i0.
 bool pair_is_add_remove(const Scenario& s) {
+  if (s.data.crafted) return true;  // a crafted record against its absence
   if (s.loss != LossKind::kLinear) return false;
   return s.data.points.row(s.data.differing_index).isZero(0) || s.data.replacement.isZero(0);
 }
@@ -332,6 +340,8 @@ void read_training(Scenario& s, Reader& r) {
 
 // S_g of this pair: sensitivity of the total gradient sum_i grad l(theta; x_i).
 double pair_sensitivity(const Scenario& s) {
+  // A crafted record against its absence: the total gradient moves by max_t ||g_t||.
+  if (s.data.crafted) return s.data.crafted_gradient.rowwise().norm().maxCoeff();
   const Eigen::VectorXd x = s.data.points.row(s.data.differing_index).transpose();
   switch (s.loss) {
     case LossKind::kQuadratic:  // grad = lambda (theta - x): difference lambda ||x - x'||
@@ -629,6 +639,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reade
   read_data(s, r);
   read_adjacency(s, r);
   read_training(s, r);
+  read_crafted_gradient(s, r);  // a formula is evaluated at every step t < T
   read_noise(s, r);
   read_init(s, r);
   read_tally(s, r);

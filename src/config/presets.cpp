@@ -93,11 +93,27 @@ NeighbouringPair logistic_synthetic(const Scenario& s, Reader& r) {
   return p;
 }
 
+// The crafted-gradient adversary of the hidden-state audits (Annamalai 2024; Cebere et al.
+// 2025): the other n - 1 records keep the model's loss at x_i = 0 (quadratic) or g_i = 0
+// (linear); record i0 contributes a gradient the user gives (data.gradient or
+// data.gradient_formula, read by read_crafted_gradient once T is known) in D and is absent
+// from D' (add_remove).
+NeighbouringPair crafted_gradient(const Scenario& s, Reader& r) {
+  NeighbouringPair p;
+  p.preset = "crafted_gradient";
+  const int n = read_n(r);
+  p.differing_index = read_differing_index(r, n);
+  p.points = Eigen::MatrixXd::Zero(n, s.dim);
+  p.replacement = Eigen::VectorXd::Zero(s.dim);
+  p.crafted = true;
+  return p;
+}
+
 }  // namespace
 
 const std::vector<std::string>& preset_names() {
   static const std::vector<std::string> names = {"quadratic_worst_case", "linear_worst_case",
-                                                 "logistic_synthetic"};
+                                                 "logistic_synthetic", "crafted_gradient"};
   return names;
 }
 
@@ -119,6 +135,14 @@ NeighbouringPair make_preset(const std::string& name, const Scenario& s, Reader&
   if (name == "logistic_synthetic") {
     need(LossKind::kLogistic);
     return logistic_synthetic(s, r);
+  }
+  if (name == "crafted_gradient") {
+    if (s.loss == LossKind::kLogistic) {
+      r.fail("data.preset",
+             "preset for model.loss = \"quadratic\" or \"linear\" (the other "
+             "records' losses), but model.loss = \"logistic\"");
+    }
+    return crafted_gradient(s, r);
   }
   std::string list;
   for (const auto& n : preset_names()) list += (list.empty() ? "" : ", ") + n;

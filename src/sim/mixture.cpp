@@ -15,6 +15,12 @@ using config::BatchScheme;
 
 namespace {
 
+// lambda of the update theta <- (1 - eta lambda |B|/N) theta + ...: the quadratic loss's;
+// 0 for the crafted preset's linear loss (its other records have zero gradients).
+double curvature(const config::Scenario& s) {
+  return s.loss == config::LossKind::kQuadratic ? s.lambda : 0.0;
+}
+
 // The conditional law of theta_T given one batch schedule, under D and D' at once (the
 // schedule does not depend on the data): mean a_T(... a_1 m0 + c S_1 ...) + c S_T and
 // variance a_T^2(... a_1^2 s0^2 + s^2 ...) + s^2, with a_t = 1 - eta lambda |B_t| / N,
@@ -27,8 +33,8 @@ struct PatternLaw {
 
 PatternLaw pattern_law(const config::Scenario& s, const Eigen::MatrixXd& x,
                        BatchSchedule& batches) {
-  const bool poisson = s.scheme == BatchScheme::kPoisson;
-  const double el = s.eta * s.lambda, c = el * batches.inverse_normaliser();
+  const bool poisson = s.scheme == BatchScheme::kPoisson, crafted = s.data.crafted;
+  const double el = s.eta * curvature(s), c = el * batches.inverse_normaliser();
   const int i0 = s.data.differing_index;
   const Eigen::VectorXd shift = s.data.replacement - x.row(i0).transpose();
   PatternLaw out{s.init_mean, s.init_mean, s.init_std * s.init_std};
@@ -41,11 +47,15 @@ PatternLaw pattern_law(const config::Scenario& s, const Eigen::MatrixXd& x,
       sum += x.row(idx[m]).transpose();
       holds_i0 = holds_i0 || idx[m] == i0;
     }
-    // Fixed batch size: a = 1 - eta lambda exactly (b / b), as in the closed form.
-    const double a = poisson ? 1.0 - c * count : 1.0 - el;
+    // Fixed batch size: a = 1 - eta lambda exactly (b / b), as in the closed form. A crafted
+    // record's slot counts no record of the loss (sim/loss.hpp, add_gradient_with_crafted).
+    const int in = crafted && holds_i0 ? 1 : 0;
+    const double a = poisson || in ? 1.0 - c * (count - in) : 1.0 - el;
     out.mean_d = a * out.mean_d + c * sum;
     out.mean_dprime = a * out.mean_dprime + c * sum;
     if (holds_i0) out.mean_dprime += c * shift;
+    // The crafted gradient moves D's mean by -eta g_t / N where the batch holds it.
+    if (in) out.mean_d -= s.eta * batches.inverse_normaliser() * s.data.crafted_at(t);
     out.variance = a * a * out.variance + s.step_std * s.step_std;
   }
   return out;
@@ -67,7 +77,8 @@ LastIterateMixture enumerate_partition(const config::Scenario& s, bool prime) {
   const Eigen::VectorXd xo = s.data.points.row(i0 == 0 ? 1 : 0).transpose();
   const Eigen::VectorXd xd =
       prime ? s.data.replacement : Eigen::VectorXd(s.data.points.row(i0).transpose());
-  const double a = 1.0 - s.eta * s.lambda, c = s.eta * s.lambda / s.batch_size;
+  const double a = 1.0 - s.eta * curvature(s), c = s.eta * curvature(s) / s.batch_size;
+  const bool crafted = s.data.crafted;
   const long m = s.steps_per_epoch, T = s.steps;
   LastIterateMixture out;
   out.dim = s.dim;
@@ -78,14 +89,22 @@ LastIterateMixture enumerate_partition(const config::Scenario& s, bool prime) {
         j < 0 ? double(s.n() - m * s.batch_size) / s.n() : double(s.batch_size) / s.n();
     if (w <= 0) continue;
     Eigen::VectorXd mu = s.init_mean;
+    double var = s.init_std * s.init_std;  // crafted only: a_t depends on the pattern
     for (long t = 0; t < T; ++t) {
       // sum over the batch: b x_o, with x_o replaced by x_d for i0's batch
       Eigen::VectorXd sum = s.batch_size * xo;
-      if (t % m == j) sum += xd - xo;
-      mu = a * mu + c * sum;
+      const bool in = t % m == j;
+      if (in) sum += xd - xo;
+      // A crafted record's slot counts no record (a_t = 1 - c (b - 1)) and moves D's mean
+      // by -eta g_t / b.
+      const double at = crafted && in ? 1.0 - c * (s.batch_size - 1) : a;
+      mu = at * mu + c * sum;
+      if (crafted && in && !prime) mu -= s.eta / s.batch_size * s.data.crafted_at(t);
+      var = at * at * var + s.step_std * s.step_std;
     }
     out.weights.push_back(w);
     out.means.insert(out.means.end(), mu.data(), mu.data() + s.dim);
+    if (crafted) out.scales.push_back(var);
   }
   return out;
 }
@@ -98,7 +117,8 @@ LastIterateMixture enumerate_partition(const config::Scenario& s, bool prime) {
 void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d,
                                 LastIterateMixture& dprime) {
   const int n = s.n(), i0 = s.data.differing_index;
-  const double q = s.sampling_rate, c = s.eta * s.lambda / (q * n);
+  const double q = s.sampling_rate, c = s.eta * curvature(s) / (q * n);
+  const bool crafted = s.data.crafted;
   const Eigen::VectorXd xo = n > 1 ? Eigen::VectorXd(s.data.points.row(i0 == 0 ? 1 : 0).transpose())
                                    : Eigen::VectorXd::Zero(s.dim);
   const Eigen::VectorXd xd = s.data.points.row(i0).transpose();
@@ -120,11 +140,13 @@ void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d
     for (int in = 0; in <= 1; ++in) {
       const double w = std::exp(log_w + (q >= 1.0 ? 0.0 : in ? std::log(q) : std::log1p(-q)));
       if (!(w > 0.0) || (q >= 1.0 && in == 0)) continue;
-      const double a = 1.0 - c * (k + in);
+      // A crafted record's slot counts no record; it moves D's mean by -eta g_0 / (q n).
+      const double a = 1.0 - c * (k + (crafted ? 0 : in));
       const double var = a * a * s.init_std * s.init_std + s.step_std * s.step_std;
       for (int prime = 0; prime <= 1; ++prime) {
         const Eigen::VectorXd x = prime ? s.data.replacement : xd;
-        const Eigen::VectorXd mu = a * s.init_mean + c * (k * xo + in * x);
+        Eigen::VectorXd mu = a * s.init_mean + c * (k * xo + in * x);
+        if (crafted && in && !prime) mu -= s.eta / (q * n) * s.data.crafted_at(0);
         LastIterateMixture& m = prime ? dprime : d;
         std::vector<double> key(mu.data(), mu.data() + s.dim);
         const auto [it, fresh] = seen[prime].try_emplace({key, var}, m.weights.size());
@@ -138,6 +160,51 @@ void enumerate_poisson_one_step(const config::Scenario& s, LastIterateMixture& d
       }
     }
   }
+}
+
+// The crafted preset with the linear loss (no curvature, the other records' gradients zero)
+// under Poisson or sampling without replacement: the record joins each step independently
+// with probability q (q n / n, b / n), and the last iterate depends on the schedule only
+// through the steps S that hold it: theta_T ~ N(m0 - eta/N sum_{t in S} g_t, s0^2 + T s^2)
+// in D, N(m0, s0^2 + T s^2) in D'. The sums are enumerated step by step, equal ones merged
+// (a constant g gives the T + 1 counts |S| ~ Binomial(T, q); a gradient at the first step
+// only, two); false when more than kMaxSums distinct sums arise (the caller samples).
+bool enumerate_independent_inclusions(const config::Scenario& s, LastIterateMixture& d,
+                                      LastIterateMixture& dprime) {
+  constexpr std::size_t kMaxSums = 4096;
+  const bool poisson = s.scheme == BatchScheme::kPoisson;
+  const double q = poisson ? s.sampling_rate : double(s.batch_size) / s.n();
+  const double inv_norm = poisson ? 1.0 / (s.sampling_rate * s.n()) : 1.0 / s.batch_size;
+  std::map<std::vector<double>, double> law{
+      {std::vector<double>(s.init_mean.data(), s.init_mean.data() + s.dim), 1.0}};
+  double var = s.init_std * s.init_std;
+  for (long t = 0; t < s.steps; ++t) {
+    const Eigen::VectorXd step = s.eta * inv_norm * s.data.crafted_at(t);
+    std::map<std::vector<double>, double> next;
+    for (const auto& [mean, w] : law) {
+      if (q < 1.0) next[mean] += w * (1.0 - q);
+      std::vector<double> in = mean;
+      for (int k = 0; k < s.dim; ++k) in[k] -= step(k);
+      next[in] += w * std::min(q, 1.0);
+    }
+    if (next.size() > kMaxSums) return false;
+    law = std::move(next);
+    var = var + s.step_std * s.step_std;  // a = 1
+  }
+  for (LastIterateMixture* m : {&d, &dprime}) {
+    m->dim = s.dim;
+    m->exact = true;
+    m->how = "enumerated: the steps that hold the crafted record (independent inclusions)";
+    m->variance = var;
+  }
+  for (const auto& [mean, w] : law) {
+    if (!(w > 0.0)) continue;
+    d.weights.push_back(w);
+    d.means.insert(d.means.end(), mean.begin(), mean.end());
+  }
+  dprime.weights = {1.0};
+  dprime.means.assign(s.init_mean.data(), s.init_mean.data() + s.dim);
+  return true;
 }
 
 // `patterns` schedules from streams of their own (dataset id 4, independent of the simulated
@@ -186,7 +253,10 @@ void set_variances(LastIterateMixture& m) {
 std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario& s,
                                                           std::uint64_t seed, int patterns,
                                                           std::string& why) {
-  if (s.loss != config::LossKind::kQuadratic) {
+  // The linear loss of the crafted preset has zero gradients g_i besides the crafted record:
+  // the quadratic update with lambda = 0 (curvature()).
+  if (s.loss != config::LossKind::kQuadratic &&
+      !(s.loss == config::LossKind::kLinear && s.data.crafted)) {
     why = "the loss is not quadratic (the update is not affine)";
     return std::nullopt;
   }
@@ -202,6 +272,15 @@ std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario
     out.d = enumerate_partition(s, false);
     out.dprime = enumerate_partition(s, true);
     out.d.variance = out.dprime.variance = var;
+    if (!s.data.crafted) return out;
+    // Crafted: each component's variance depends on the step that holds the record.
+    set_variances(out.d);
+    set_variances(out.dprime);
+    return out;
+  }
+  if (s.data.crafted && curvature(s) == 0.0 &&
+      (s.scheme == BatchScheme::kPoisson || s.scheme == BatchScheme::kSampleWithoutReplacement) &&
+      enumerate_independent_inclusions(s, out.d, out.dprime)) {
     return out;
   }
   if (s.scheme == BatchScheme::kPoisson && s.steps == 1 && others_identical(s)) {

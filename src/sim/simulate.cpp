@@ -30,6 +30,7 @@ namespace {
 struct DatasetRecords {
   std::vector<double> x;
   std::vector<int> labels;
+  std::vector<double> crafted;  ///< the crafted record's gradients of D, row-major
   DataView view;
 };
 
@@ -47,6 +48,17 @@ DatasetRecords records_of(const Scenario& s, bool prime) {
   r.labels = data.labels;
   if (prime && !r.labels.empty()) r.labels[data.differing_index] = data.replacement_label;
   r.view = DataView{r.x.data(), r.labels.empty() ? nullptr : r.labels.data(), n, p};
+  if (data.crafted) {  // g_t in D; absent (no gradient) in D'
+    const Eigen::MatrixXd& g = data.crafted_gradient;
+    r.view.crafted_index = data.differing_index;
+    r.view.crafted_rows = g.rows();
+    if (!prime) {
+      r.crafted.resize(static_cast<std::size_t>(g.size()));
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          r.crafted.data(), g.rows(), g.cols()) = g;
+      r.view.crafted = r.crafted.data();
+    }
+  }
   return r;
 }
 
@@ -168,7 +180,15 @@ class TrajectoryRunner {
         int count = 0;
         const int* idx = batches[w].next(count);
         double g[d] = {};
-        loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
+        if constexpr (Loss::kSumOfRecords) {
+          if (data_.crafted_index >= 0) {
+            add_gradient_with_crafted<d>(loss_, theta[w], data_, idx, count, t, inv_norm, g);
+          } else {
+            loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
+          }
+        } else {
+          loss_.add_gradient(theta[w], data_, idx, count, inv_norm, g);
+        }
         for (int k = 0; k < d; ++k) theta[w][k] += z[c * d + k][w] - eta * g[k];
         project(theta[w]);
       }
@@ -205,7 +225,11 @@ class TrajectoryRunner {
       for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
       size[w] = batches[w].batch_size();  // partition schemes and subsets: every batch
     }
+    const bool crafted = data_.crafted_index >= 0;
+    std::vector<int> holds(crafted ? static_cast<std::size_t>(m * kLanes) : 0);  // per batch, lane
     const auto store_sum = [&](long b, int w, const int* idx, int count) {
+      if (crafted)
+        holds[static_cast<std::size_t>(b * kLanes + w)] = holds_crafted(data_, idx, count);
       double sum[d];
       sum_records<d>(data_, idx, count, sum);
       for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
@@ -244,7 +268,20 @@ class TrajectoryRunner {
           }
         }
       };
-      if constexpr (fixed_size) {
+      if (crafted) {
+        // add_gradient_with_crafted, lane by lane: the crafted slot is not counted, and g_t
+        // is added where the lane's batch holds the crafted record.
+        const int* in = holds.data() + pos * kLanes;
+        const double* gt = data_.crafted_at(t);
+        for (int k = 0; k < d; ++k) {
+          for (int w = 0; w < lanes; ++w) {
+            double g = loss_.coordinate_gradient_from_sum(th[k][w], batch_sum[k * kLanes + w],
+                                                          size[w] - in[w], inv_norm);
+            if (in[w] && gt) g += inv_norm * gt[k];
+            th[k][w] += z[c * d + k][w] - eta * g;
+          }
+        }
+      } else if constexpr (fixed_size) {
         step([count = size[0]](int) { return count; });
       } else {
         step([&size](int w) { return size[w]; });

@@ -34,6 +34,28 @@ expect_failure(dim_out_of_range "${big_dim}[noise]\nsigma = 1\n" "model.dim = 12
 string(REPLACE "n = 10" "n = 10\ndiffering_index = 10" bad_index "${base}")
 expect_failure(index_outside "${bad_index}[noise]\nsigma = 1\n" "data.differing_index = 10 (must be in [0, 9]")
 
+# The crafted-gradient preset: `validate` decides (exit 2, the key and value named), and `run`
+# writes nothing.
+set(crafted "[experiment]\nseed = 1\ntrajectories = 100\n[model]\nloss = \"quadratic\"\nlambda = 1.0\ndim = 2\n[training]\nscheme = \"full_batch\"\neta = 0.1\nsteps = 5\n[noise]\nsigma = 1\n[data]\npreset = \"crafted_gradient\"\nn = 10\n")
+function(expect_invalid name text expected_message)
+  file(WRITE ${WORK}/${name}_validate.toml "${text}")
+  execute_process(COMMAND ${CLI} validate ${WORK}/${name}_validate.toml RESULT_VARIABLE rc
+                  ERROR_VARIABLE err OUTPUT_QUIET)
+  string(FIND "${err}" "${expected_message}" at)
+  if(NOT rc EQUAL 2 OR at EQUAL -1)
+    message(FATAL_ERROR "${name}: validate exit status ${rc}, message '${err}' (want '${expected_message}')")
+  endif()
+  expect_failure(${name} "${text}" "${expected_message}")
+endfunction()
+expect_invalid(crafted_wrong_dim "${crafted}gradient = [1.0]\n" "data.gradient = [ 1.0 ] (needs d = 2 numbers")
+expect_invalid(crafted_unknown_name "${crafted}gradient_formula = \"t + theta\"\n" "data.gradient_formula = \"t + theta\" (unknown name \"theta\" at position 4")
+expect_invalid(crafted_not_finite "${crafted}gradient_formula = \"1 / (t - 3)\"\n" "data.gradient_formula = \"1 / (t - 3)\" (gives inf at t = 3, k = 0")
+expect_invalid(crafted_assignment "${crafted}gradient_formula = \"t = 1\"\n" "(assignment is not allowed")
+expect_invalid(crafted_both "${crafted}gradient = [1.0, 2.0]\ngradient_formula = \"t\"\n" "give exactly one of data.gradient")
+expect_invalid(crafted_neither "${crafted}" "give exactly one of data.gradient")
+string(REPLACE "[data]" "[data]\ngradient = [1.0]" misplaced "${base}")
+expect_invalid(crafted_key_other_preset "${misplaced}[noise]\nsigma = 1\n" "data.gradient = [ 1.0 ] (unknown key")
+
 # A command-line override is checked too.
 execute_process(COMMAND ${CLI} run ${WORK}/unknown_key.toml --trajectories 0 RESULT_VARIABLE rc
                 ERROR_VARIABLE err OUTPUT_QUIET)

@@ -1,6 +1,7 @@
 // The bounds' view of a simulated scenario (bounds/scenario.hpp): every bound is evaluated at
 // the parameters the simulator used.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "rdpaudit/bounds/scenario.hpp"
@@ -12,15 +13,18 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-// A quadratic worst-case pair (S_g = 1) under Poisson sampling at rate q.
-config::Scenario poisson_scenario(int n, const std::string& q, int epochs, double step_std) {
-  const std::string text = R"(
+// The start of every experiment file here: a quadratic loss whose lambda follows.
+constexpr const char* kHeader = R"(
 [experiment]
 seed = 1
 trajectories = 100
 [model]
 loss = "quadratic"
-lambda = 1.0
+)";
+
+// A quadratic worst-case pair (S_g = 1) under Poisson sampling at rate q.
+config::Scenario poisson_scenario(int n, const std::string& q, int epochs, double step_std) {
+  const std::string text = std::string(kHeader) + R"(lambda = 1.0
 [data]
 preset = "quadratic_worst_case"
 n = )" + std::to_string(n) +
@@ -119,4 +123,71 @@ TEST_CASE("every bound states its neighbouring relation, and a mismatch is expla
   CHECK_THAT(bounds::adjacency_mismatch("gaussian_composition", Adjacency::kReplaceOne,
                                         Adjacency::kAddRemove),
              Contains("also a replace-one pair"));
+}
+
+namespace {
+
+// The crafted-gradient preset, quadratic others (lambda = 0.5), 2-D, fixed order with n/b = 4,
+// projected (`projected`) so that the blog's preconditions other than the loss's can hold.
+config::Scenario crafted_scenario(const std::string& gradient, const std::string& scheme,
+                                  bool projected = false) {
+  const std::string text = std::string(kHeader) + R"(lambda = 0.5
+dim = 2
+[data]
+preset = "crafted_gradient"
+n = 8
+)" + gradient + R"(
+[training]
+scheme = ")" + scheme + R"("
+eta = 0.1
+batch_size = 2
+epochs = 3
+)" + (projected ? "projection_diameter = 4.0\n" : "") +
+                           R"(
+[noise]
+step_std = 0.2
+)";
+  return config::parse_experiment(text, "crafted.toml").scenarios.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("a crafted record: a constant g is a convex 0-smooth loss, a varying one no loss",
+          "[bounds][scenario][crafted]") {
+  SECTION("constant: convex bounds apply, strongly convex ones do not") {
+    const auto sb = bounds::bounds_of(crafted_scenario("gradient = [3.0, 4.0]", "fixed_order"));
+    CHECK(sb.params.lambda == 0.0);  // <g, theta> is not strongly convex
+    CHECK(sb.params.beta == 0.5);    // the others' smoothness
+    CHECK(sb.params.S_g == 5.0);     // ||g|| against its absence
+    CHECK(std::isinf(sb.params.L));  // the quadratic others are not Lipschitz on R^d
+    CHECK(sb.params.adjacency == config::Adjacency::kAddRemove);
+    const auto values = bounds::evaluate_scenario(sb, {2.0});
+    CHECK(find(values, "ys_thmD.4_convex", 2.0).applicable());
+    CHECK(find(values, "gaussian_composition", 2.0).applicable());
+    CHECK_THAT(find(values, "ys_thm3.3_fixed_order", 2.0).not_applicable,
+               Contains("not strongly convex"));
+  }
+  SECTION("changing with t: only composition bounds") {
+    const auto sb = bounds::bounds_of(
+        crafted_scenario("gradient_formula = \"(t == 0) * (k == 0)\"", "fixed_order"));
+    CHECK(sb.params.S_g == 1.0);  // max_t ||g_t||: g_0 = (1, 0), then 0
+    const auto values = bounds::evaluate_scenario(sb, {2.0});
+    for (const char* name :
+         {"ys_thmD.4_convex", "ys_thm3.3_fixed_order", "ys_thmD.5_balle_composed"})
+      CHECK_THAT(find(values, name, 2.0).not_applicable, Contains("changes with the step t"));
+    CHECK(find(values, "gaussian_composition", 2.0).applicable());
+  }
+  SECTION("changing with t under sampling without replacement: the blog's theorem is out") {
+    const auto sb = bounds::bounds_of(
+        crafted_scenario("gradient_formula = \"t < 5\"", "sample_without_replacement", true));
+    const auto values = bounds::evaluate_scenario(sb, {2.0});
+    CHECK_THAT(find(values, "blog_thm1_saturation", 2.0).not_applicable,
+               Contains("changes with the step t"));
+    CHECK(find(values, "wbk19_swor_composition", 2.0).applicable());
+    const auto projected = bounds::bounds_of(
+        crafted_scenario("gradient = [3.0, 4.0]", "sample_without_replacement", true));
+    CHECK(projected.params.L == 5.0);  // max(lambda D/2 = 1, ||g|| = 5)
+    const auto constant = bounds::evaluate_scenario(projected, {2.0});
+    CHECK(find(constant, "blog_thm1_saturation", 2.0).applicable());
+  }
 }

@@ -107,6 +107,22 @@ TEST_CASE("training.scheme may be swept as a list of names", "[config]") {
              Catch::Contains("training.scheme[1] = 3 (must be a string)"));
 }
 
+TEST_CASE("data.gradient_formula may be swept as a list of formulas", "[config][crafted]") {
+  std::string text = with("preset", "preset = \"crafted_gradient\"");
+  text = text.replace(text.find("sensitivity = 4.0"), 17,
+                      "gradient_formula = [\"1\", \"t == 0\", \"2 * t\"]");
+  const auto spec = parse_experiment(text, "t.toml");
+  REQUIRE(spec.scenarios.size() == 3);
+  for (const auto& s : spec.scenarios) REQUIRE(s.data.crafted_gradient.rows() == s.steps);
+  CHECK(spec.scenarios[0].data.crafted_constant());
+  CHECK(!spec.scenarios[1].data.crafted_constant());
+  CHECK(spec.scenarios[1].data.crafted_gradient.col(0).sum() == 1.0);  // t = 0 only
+  CHECK(spec.scenarios[2].data.crafted_at(74)(0) == 148.0);            // T = 3 x 25 steps
+  CHECK(spec.scenarios[2].sensitivity == 148.0);                       // max_t ||g_t||
+  CHECK(spec.scenarios[1].sweep_point.at(0).text == "t == 0");
+  CHECK(spec.scenarios[0].data.adjacency == Adjacency::kAddRemove);
+}
+
 TEST_CASE("bad input names the key, the value and what was expected", "[config]") {
   SECTION("unknown key") {
     CHECK_THAT(error_of(with("eta", "etaa = 0.02\neta = 0.02")),

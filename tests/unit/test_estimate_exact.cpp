@@ -344,3 +344,135 @@ TEST_CASE("exact: Poisson at T = 1 from a fixed start is the sampled Gaussian me
     }
   }
 }
+
+namespace {
+
+// The crafted-gradient preset (d = 1, others at x_i = 0 / g_i = 0, theta_0 = 0) with
+// `training` and `data` lines of the caller's.
+rdpaudit::config::Scenario crafted(const std::string& model, const std::string& data,
+                                   const std::string& training) {
+  return rdpaudit::config::parse_experiment(
+             "[experiment]\nseed = 1\ntrajectories = 1000\n[model]\n" + model +
+                 "\n[data]\npreset = \"crafted_gradient\"\n" + data + "\n[training]\n" + training +
+                 "\n[noise]\nstep_std = 0.5\n",
+             "crafted.toml")
+      .scenarios.at(0);
+}
+
+std::vector<Estimate> exact_of(const rdpaudit::config::Scenario& s,
+                               const std::vector<double>& alphas) {
+  std::string why;
+  const auto mix = rdpaudit::sim::quadratic_last_iterate_mixture(s, 1, 16, why);
+  INFO(why);
+  REQUIRE(mix.has_value());
+  REQUIRE(mix->d.exact);
+  REQUIRE(mix->dprime.exact);
+  return exact_renyi(to_gaussian_mixture(mix->d), to_gaussian_mixture(mix->dprime), alphas);
+}
+
+}  // namespace
+
+TEST_CASE("exact: a crafted gradient in full batch is a Gaussian pair whose shift sums up",
+          "[estimate][exact][crafted]") {
+  // Full batch, n = 4, eta = 0.5, s = 0.5, T = 4: the record is in every batch, so
+  // theta_T = -sum_t a^(T-1-t) eta g_t / n + N(0, s^2 sum_t a^(2t)) in D and the same
+  // without the shift in D', with a = 1 - eta lambda (n - 1) / n (the crafted slot counts no
+  // quadratic record). R_alpha = alpha shift^2 / (2 var) in both directions.
+  const std::vector<double> alphas = {1.5, 2.0, 8.0, 64.0};
+  const double eta = 0.5, s = 0.5, n = 4;
+  const std::string full = "scheme = \"full_batch\"\neta = 0.5\nsteps = 4";
+  struct Case {
+    const char* name;
+    std::string model, data;
+    double lambda;
+    double g[4];  // g_t
+  };
+  const Case cases[] = {
+      // lambda = 0: the shift is T eta g / n = 0.5, the variance T s^2 = 1.
+      {"linear, every step", "loss = \"linear\"", "n = 4\ngradient = [1.0]", 0.0, {1, 1, 1, 1}},
+      // one step only: eta g / n = 0.125 against the same variance: a 16th of R_alpha.
+      {"linear, first step",
+       "loss = \"linear\"",
+       "n = 4\ngradient_formula = \"t == 0\"",
+       0.0,
+       {1, 0, 0, 0}},
+      {"quadratic, every step",
+       "loss = \"quadratic\"\nlambda = 0.5",
+       "n = 4\ngradient = [1.0]",
+       0.5,
+       {1, 1, 1, 1}},
+      {"quadratic, growing",
+       "loss = \"quadratic\"\nlambda = 0.5",
+       "n = 4\ngradient_formula = \"1 + t\"",
+       0.5,
+       {1, 2, 3, 4}},
+  };
+  for (const Case& c : cases) {
+    const double a = 1.0 - eta * c.lambda * (n - 1) / n;
+    double shift = 0, var = 0;
+    for (int t = 0; t < 4; ++t) {
+      shift += std::pow(a, 3 - t) * eta * c.g[t] / n;
+      var += s * s * std::pow(a, 2 * t);
+    }
+    const auto est = exact_of(crafted(c.model, c.data, full), alphas);
+    for (double alpha : alphas) {
+      INFO(c.name << ", alpha " << alpha);
+      const double truth = alpha * shift * shift / (2 * var);
+      CHECK(find(est, alpha, kForward).value == Approx(truth).epsilon(kRel));
+      CHECK(find(est, alpha, kBackward).value == Approx(truth).epsilon(kRel));
+    }
+  }
+  // The hand-computed case itself: alpha = 2, every step, lambda = 0 gives 2 0.5^2 / 2.
+  const auto est = exact_of(crafted(cases[0].model, cases[0].data, full), {2.0});
+  CHECK(find(est, 2.0, kForward).value == Approx(0.25).epsilon(kRel));
+}
+
+TEST_CASE("exact: a crafted gradient at one Poisson step is the sampled Gaussian mechanism",
+          "[estimate][exact][crafted][poisson]") {
+  // T = 1, rate q = b/n: D's last iterate is (1-q) N(0, s^2) + q N(-eta g/(q n), s^2), D''s
+  // N(0, s^2), so R_alpha(P || P') is the sampled Gaussian mechanism's at shift eta g/(q n s).
+  for (const char* loss : {"loss = \"linear\"", "loss = \"quadratic\"\nlambda = 2.0"}) {
+    const auto s = crafted(loss, "n = 10\ngradient = [3.0]",
+                           "scheme = \"poisson\"\neta = 0.4\nbatch_size = 2\nsteps = 1");
+    const double q = 0.2, shift = 0.4 * 3.0 / (q * 10) / 0.5;
+    const std::vector<double> alphas = {2.0, 3.0, 8.0, 32.0};
+    const auto est = exact_of(s, alphas);
+    for (double a : alphas) {
+      INFO(loss << ", alpha " << a);
+      CHECK(find(est, a, kForward).value ==
+            Approx(sampled_gaussian_renyi(q, shift, static_cast<int>(a))).epsilon(kRel));
+    }
+  }
+}
+
+TEST_CASE("exact: a crafted gradient under independent inclusions against the moment sum",
+          "[estimate][exact][crafted][poisson]") {
+  // Linear loss (the others' gradients zero), T = 3 steps, the record in each step with
+  // probability q = 0.3: theta_T ~ sum_j w_j N(-j mu, sigma^2) in D, w_j = Binomial(j; 3, q),
+  // mu = eta g / N, sigma^2 = T s^2, against N(0, sigma^2) in D'. For integer alpha,
+  // E_P'[(p/p')^alpha] = sum over alpha-tuples (j_1 .. j_alpha) of prod w * exp(mu^2 / sigma^2
+  // sum_{r < r'} j_r j_r'): alpha = 2 and 3 written out.
+  const double q = 0.3, mu = 0.4 * 2.0 / 3.0, var = 3 * 0.25, c = mu * mu / var;
+  const double w[4] = {0.343, 0.441, 0.189, 0.027};
+  double m2 = 0, m3 = 0;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      m2 += w[i] * w[j] * std::exp(c * i * j);
+      for (int k = 0; k < 4; ++k) m3 += w[i] * w[j] * w[k] * std::exp(c * (i * j + j * k + i * k));
+    }
+  }
+  for (const char* scheme : {"poisson", "sample_without_replacement"}) {
+    const auto s =
+        crafted("loss = \"linear\"", "n = 10\ngradient = [2.0]",
+                std::string("scheme = \"") + scheme + "\"\neta = 0.4\nbatch_size = 3\nsteps = 3");
+    std::string why;
+    const auto mix = rdpaudit::sim::quadratic_last_iterate_mixture(s, 1, 16, why);
+    REQUIRE(mix.has_value());
+    CHECK(mix->d.weights.size() == 4);  // |S| = 0 .. 3
+    CHECK(mix->d.weights[0] + mix->d.weights[3] == Approx(w[0] + w[3]));
+    const auto est = exact_of(s, {2.0, 3.0});
+    INFO(scheme << ", q " << q);
+    CHECK(find(est, 2.0, kForward).value == Approx(std::log(m2)).epsilon(kRel));
+    CHECK(find(est, 3.0, kForward).value == Approx(std::log(m3) / 2).epsilon(kRel));
+  }
+}

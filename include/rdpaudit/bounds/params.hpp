@@ -87,6 +87,12 @@ struct Params {
   /// The neighbouring relation of the audited pair (custom bounds take it as theirs).
   Adjacency adjacency = Adjacency::kReplaceOne;
 
+  /// Non-empty: the differing record's gradient is not the gradient of one loss applied at
+  /// every step (a crafted gradient that changes with the step), and why. Every bound whose
+  /// source assumes a loss l(theta; x) per record is then not applicable; the composition
+  /// bounds, which need only a per-step gradient of norm <= S_g, still are.
+  std::string not_one_loss;
+
   double feature_clip = kNaN;  ///< logistic only: feature norm clip L of Corollary 5.3
   double eps_norm = 0.0;       ///< Corollary 5.3's private-normalisation cost (0: none)
 };

@@ -43,8 +43,27 @@ struct NeighbouringPair {
   /// data.adjacency: replace_one, or add_remove when one side of the differing record has a
   /// gradient that is zero everywhere (linear loss, g = 0), i.e. is absent from every sum.
   Adjacency adjacency = Adjacency::kReplaceOne;
+  /// data.preset = "crafted_gradient": record i0 contributes, in D, a gradient given by the
+  /// user instead of a loss's gradient (row t of `crafted_gradient` at step t, or its one row
+  /// at every step) and, in D', nothing (it is absent: add_remove). Its rows of `points` and
+  /// `replacement` are zeros and its batch slot counts no record of the loss.
+  bool crafted = false;
+  Eigen::MatrixXd crafted_gradient;  ///< 1 x d (data.gradient) or T x d (gradient_formula)
+  std::string crafted_formula;       ///< data.gradient_formula as written; "" for a vector
 
   int n() const { return static_cast<int>(points.rows()); }
+  /// The crafted gradient g_t of D at step t (crafted only).
+  Eigen::VectorXd crafted_at(long t) const {
+    return crafted_gradient.row(crafted_gradient.rows() == 1 ? 0 : t).transpose();
+  }
+  /// True when g_t is the same vector at every step: the gradient of the linear loss
+  /// <g, theta> (convex, ||g||-Lipschitz, 0-smooth); otherwise no single loss gives it.
+  bool crafted_constant() const {
+    for (Eigen::Index t = 1; t < crafted_gradient.rows(); ++t) {
+      if (crafted_gradient.row(t) != crafted_gradient.row(0)) return false;
+    }
+    return true;
+  }
 };
 
 /// One swept key's value at a scenario: numeric keys have `number`, training.scheme has

@@ -15,7 +15,25 @@ struct DataView {
   const int* labels = nullptr;
   int n = 0;
   int p = 0;  ///< record width
+  /// A crafted record (config::NeighbouringPair::crafted): its index, or -1 for none. Its
+  /// row of x is zeros and its batch slot counts no record; at step t it adds
+  /// crafted_at(t) (p numbers) to the gradient sum, nothing where `crafted` is null (D').
+  int crafted_index = -1;
+  const double* crafted = nullptr;  ///< crafted_rows x p, row-major
+  long crafted_rows = 0;            ///< 1: the same gradient at every step; else T
+  const double* crafted_at(long t) const {
+    return crafted ? crafted + (crafted_rows == 1 ? 0 : t) * p : nullptr;
+  }
 };
+
+/// 1 when the batch idx[0..count) holds the crafted record, else 0.
+inline int holds_crafted(const DataView& data, const int* idx, int count) {
+  if (data.crafted_index < 0) return 0;
+  for (int m = 0; m < count; ++m) {
+    if (idx[m] == data.crafted_index) return 1;
+  }
+  return 0;
+}
 
 /// Scales v (length len) so that ||v|| <= bound: v * min(1, bound / ||v||)  (Prop. 5.2).
 inline void clip_to_norm(double* v, int len, double bound) {
@@ -44,6 +62,22 @@ void add_gradient_by_sum(const Loss& loss, const double* theta, const DataView& 
   double sum[D];
   sum_records<D>(data, idx, count, sum);
   loss.add_gradient_from_sum(theta, sum, count, inv_norm, g);
+}
+
+/// add_gradient at step t of a dataset with a crafted record, for losses whose gradient
+/// needs only the batch sum: the loss's gradient over the batch's other records (the crafted
+/// row is zeros, so the sum is theirs; its slot is not counted), then inv_norm * g_t where
+/// the batch holds it. The lane-minor path of simulate.cpp forms the same numbers.
+template <int D, class Loss>
+void add_gradient_with_crafted(const Loss& loss, const double* theta, const DataView& data,
+                               const int* idx, int count, long t, double inv_norm, double* g) {
+  double sum[D];
+  sum_records<D>(data, idx, count, sum);
+  const int in = holds_crafted(data, idx, count);
+  loss.add_gradient_from_sum(theta, sum, count - in, inv_norm, g);
+  if (const double* crafted = in ? data.crafted_at(t) : nullptr) {
+    for (int k = 0; k < D; ++k) g[k] += inv_norm * crafted[k];
+  }
 }
 
 /// l(theta; x) = lambda/2 ||theta - x||^2, gradient lambda (theta - x). The dimension is a

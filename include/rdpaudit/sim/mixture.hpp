@@ -5,6 +5,11 @@
 // fixed batch size (N = b = |B_t|) a_t = 1 - eta lambda and the covariance is the same for
 // every pattern; with Poisson batches N = q n is fixed but |B_t| is random, so the covariance
 // depends on the batch sizes of the pattern (including the other records'), see `scales`.
+// The crafted-gradient preset (config::NeighbouringPair::crafted) keeps this form when its
+// gradient does not depend on theta: where the batch holds the crafted record, D's mean moves
+// by -eta g_t / N and the record's slot counts no record of the loss (a_t = 1 - eta lambda
+// (|B_t| - 1) / N, so the covariance depends on the pattern); its linear-loss variant is the
+// case lambda = 0 (the other records' gradients are zero).
 #pragma once
 
 #include <optional>

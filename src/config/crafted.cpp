@@ -1,0 +1,117 @@
+#include "rdpaudit/config/crafted.hpp"
+
+#include <fmt/format.h>
+#include <muParser.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::config {
+
+namespace {
+
+constexpr const char* kFormulaKey = "data.gradient_formula";
+constexpr const char* kNamesText =
+    "the formula may use t (step, 0 ... T-1), k (coordinate, "
+    "0 ... d-1), T, d and muparser's functions";
+
+/// Names a formula reads: the step, the coordinate, the number of steps, the dimension.
+struct FormulaVars {
+  std::array<double, 4> v{};  // t, k, T, d
+  static constexpr std::array<const char*, 4> kNames{"t", "k", "T", "d"};
+};
+
+/// Compiles `text` once with the names as muparser constants: an assignment to one (which
+/// with variables would compile and overwrite it), an unknown name, a syntax error or a
+/// comma-separated list (muparser keeps its last item) is an InputError naming the key.
+void check_formula(const std::string& text, Reader& r) {
+  mu::Parser parser;
+  try {
+    for (std::size_t i = 0; i < FormulaVars::kNames.size(); ++i)
+      parser.DefineConst(FormulaVars::kNames[i], 1.0);
+    parser.SetExpr(text);
+    parser.Eval();
+    if (parser.GetNumResults() != 1)
+      r.fail(kFormulaKey,
+             std::string("must be one expression, not a comma-separated list; ") + kNamesText);
+  } catch (const mu::Parser::exception_type& e) {
+    const std::string token = e.GetToken();
+    std::string problem;
+    if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty()) {
+      problem = fmt::format("unknown name \"{}\"", token);
+    } else if (e.GetCode() == mu::ecUNEXPECTED_OPERATOR && token == "=") {
+      problem = "assignment is not allowed (compare with ==)";
+    } else {
+      problem = fmt::format("syntax error ({})", e.GetMsg());
+    }
+    r.fail(kFormulaKey, fmt::format("{} at position {}; {}", problem,
+                                    std::min<std::size_t>(e.GetPos(), text.size()), kNamesText));
+  }
+}
+
+// g_t[k] for every step and coordinate: the table the simulator and the exact mixture read.
+Eigen::MatrixXd evaluate_formula(const std::string& text, const Scenario& s, Reader& r) {
+  const double values = static_cast<double>(s.steps) * s.dim;
+  if (values > kMaxCraftedValues) {
+    r.fail(kFormulaKey, fmt::format("needs T * d = {} * {} = {:.3g} per-step values, at most "
+                                    "10^7 (fewer training steps, or a constant data.gradient)",
+                                    s.steps, s.dim, values));
+  }
+  FormulaVars vars;
+  mu::Parser parser;
+  for (std::size_t i = 0; i < FormulaVars::kNames.size(); ++i)
+    parser.DefineVar(FormulaVars::kNames[i], &vars.v[i]);
+  parser.SetExpr(text);
+  vars.v[2] = static_cast<double>(s.steps);
+  vars.v[3] = s.dim;
+  Eigen::MatrixXd table(s.steps, s.dim);
+  for (long t = 0; t < s.steps; ++t) {
+    vars.v[0] = static_cast<double>(t);
+    for (int k = 0; k < s.dim; ++k) {
+      vars.v[1] = k;
+      const double g = parser.Eval();
+      // Finite and at most 1e100, as every number in a file: squares and sums over 10^9
+      // steps stay finite.
+      if (!std::isfinite(g) || std::fabs(g) > kMaxMagnitude) {
+        r.fail(kFormulaKey,
+               fmt::format("gives {} at t = {}, k = {}; the gradient must be finite, of "
+                           "magnitude at most 1e100, at every step",
+                           g, t, k));
+      }
+      table(t, k) = g;
+    }
+  }
+  return table;
+}
+
+}  // namespace
+
+void read_crafted_gradient(Scenario& s, Reader& r) {
+  if (!s.data.crafted) return;
+  const bool vector = r.has("data.gradient"), formula = r.has(kFormulaKey);
+  if (vector == formula) {
+    r.fail(vector ? kFormulaKey : "data.gradient",
+           "give exactly one of data.gradient (d numbers, every step) and "
+           "data.gradient_formula (a formula in t, k, T, d) for data.preset = "
+           "\"crafted_gradient\"");
+  }
+  if (vector) {
+    const auto g = *r.vector("data.gradient");
+    if (static_cast<int>(g.size()) != s.dim) {
+      r.fail("data.gradient", fmt::format("needs d = {} numbers (model.dim), one per "
+                                          "coordinate of the gradient",
+                                          s.dim));
+    }
+    s.data.crafted_gradient =
+        Eigen::Map<const Eigen::RowVectorXd>(g.data(), static_cast<Eigen::Index>(g.size()));
+    return;
+  }
+  s.data.crafted_formula = r.require_string(kFormulaKey, "a formula in t, k, T, d");
+  check_formula(s.data.crafted_formula, r);
+  s.data.crafted_gradient = evaluate_formula(s.data.crafted_formula, s, r);
+}
+
+}  // namespace rdpaudit::config
