@@ -132,6 +132,7 @@ void Counting::count_slab(const config::Scenario& s, int dataset, std::int64_t f
   // The next slab lasts about kSlabSeconds (never less than half or more than four times
   // this one); rank 0's clock decides for every rank.
   const double took = std::max(1e-3, now_seconds() - start);
+  run.tallies.seconds += took;  // pilot and counting, as the results file reports them
   const auto scaled = static_cast<std::int64_t>(static_cast<double>(n) * kSlabSeconds / took);
   slab_ = par::broadcast(std::clamp<std::int64_t>(scaled, std::max<std::int64_t>(1024, n / 2),
                                                   std::max<std::int64_t>(4096, 4 * n)));

@@ -191,7 +191,10 @@ int run_command(const RunArgs& args) {
     throw InputError("--part", fmt::format("{}/{}", args.part, args.parts),
                      fmt::format("more parts than trajectories ({})", spec.trajectories));
   }
-  const std::string out = args.output.empty() ? "results/" + spec.name + ".h5" : args.output;
+  const std::string out =
+      !args.output.empty() ? args.output
+      : args.parts > 1 ? fmt::format("results/{}_part{}of{}.h5", spec.name, args.part, args.parts)
+                       : "results/" + spec.name + ".h5";
   collective([&] {
     if (par::root()) check_output_path(out, !args.output.empty());
   });
