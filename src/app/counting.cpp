@@ -165,9 +165,12 @@ io::RunState Counting::state(const std::string& kind) const {
   return st;
 }
 
-void Counting::write_checkpoint() const {
+void Counting::write_checkpoint() {
   if (plan_.checkpoint.empty()) return;
+  const double start = now_seconds();
   io::write_state(plan_.checkpoint, state("checkpoint"));
+  ++checkpoints_;
+  checkpoint_seconds_ += now_seconds() - start;
 }
 
 }  // namespace rdpaudit::app

@@ -50,7 +50,11 @@ class Counting {
   estimate::ScenarioRun& run(int scenario) { return runs_[static_cast<std::size_t>(scenario)]; }
   /// The counting state of every scenario as it stands (rank 0).
   io::RunState state(const std::string& kind) const;
-  void write_checkpoint() const;
+  void write_checkpoint();
+  /// Checkpoints written by this process and the wall time they took (their whole cost: the
+  /// counting does not wait for anything else).
+  int checkpoints() const { return checkpoints_; }
+  double checkpoint_seconds() const { return checkpoint_seconds_; }
 
  private:
   void count_slab(const config::Scenario& s, int dataset, std::int64_t first, std::int64_t n);
@@ -67,6 +71,8 @@ class Counting {
   int look_ = 1;
   std::int64_t slab_ = 0;
   double last_checkpoint_ = 0;
+  int checkpoints_ = 0;
+  double checkpoint_seconds_ = 0;
 };
 
 }  // namespace rdpaudit::app

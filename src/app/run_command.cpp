@@ -203,6 +203,14 @@ int run_command(const RunArgs& args) {
   const std::string checkpoint = out + ".ckpt";
   const io::RunState resumed =
       args.resume ? checkpoint_to_resume(checkpoint, identity) : io::RunState{};
+  collective([&] {
+    std::error_code ec;
+    if (!args.resume && par::root() && std::filesystem::exists(checkpoint, ec)) {
+      throw InputError("--resume", checkpoint,
+                       "a checkpoint of an earlier run is there: continue it with --resume, or "
+                       "delete it to start again (a new run would overwrite it)");
+    }
+  });
 
   const bool part = args.parts > 1;
   const std::vector<std::int64_t> rounds = rounds_of(args, spec.trajectories);
@@ -296,6 +304,10 @@ int run_command(const RunArgs& args) {
              args.until_decided ? fmt::format("; {} look(s), stopped: {}", look, stop) : "");
   print_audit_counts(verdicts);
   print_bound_table(verdicts);
+  if (counting.checkpoints() > 0) {
+    fmt::print("checkpoints: {} written to {} in {:.3f} s\n", counting.checkpoints(), checkpoint,
+               counting.checkpoint_seconds());
+  }
   fmt::print("(rdpaudit check {} turns this into an exit status)\n", out);
   return 0;
 }

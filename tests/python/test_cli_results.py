@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
 
 cli, source, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)  # no checkpoint of an earlier test run
 os.makedirs(work, exist_ok=True)
 good = os.path.join(work, "good.h5")
 cfg = os.path.join(source, "tests", "data", "close_call.toml")
@@ -173,5 +174,11 @@ for sig in (signal.SIGINT, signal.SIGTERM):
     check(os.path.exists(out + ".ckpt"), f"{sig.name}: the checkpoint is written")
     check("interrupted" in err and "--resume" in err,
           f"{sig.name}: says it was interrupted and how to resume ({err.strip()[:300]})")
+    # A new run over the checkpoint (without --resume) would lose it: refused.
+    again = subprocess.run([cli, "run", cfg, "-o", out, "--trajectories", "1000"],
+                           capture_output=True, text=True)
+    check(again.returncode == 2 and "--resume" in again.stderr and os.path.exists(out + ".ckpt")
+          and not os.path.exists(out), f"{sig.name}: a new run over the checkpoint is refused "
+          f"({again.returncode}, {again.stderr.strip()[:200]})")
 
 finish()
