@@ -125,7 +125,11 @@ int run_command(const RunArgs& args) {
   const double level_per_look = level / static_cast<double>(rounds.size());
   std::vector<estimate::ScenarioRun> runs(spec.scenarios.size());
   std::vector<audit::BoundTable> bounds;
-  for (const auto& s : spec.scenarios) bounds.push_back(audit::audited_bounds(s));
+  std::vector<audit::ClaimTable> claims;  // (eps, delta) claims, [profile] on
+  for (const auto& s : spec.scenarios) {
+    bounds.push_back(audit::audited_bounds(s));
+    claims.push_back(audit::audited_claims(s, bounds.back()));
+  }
   audit::AuditResult verdicts;
   std::int64_t counted = 0;
   std::string stop = args.until_decided ? "budget" : "single run";
@@ -148,6 +152,7 @@ int run_command(const RunArgs& args) {
         estimate::extend_run(s, run, options);
       }
       auditor.add(s, table, run.estimates, describe_point(s), n);
+      auditor.add_claims(s, claims[static_cast<std::size_t>(s.index)], run.estimates);
     }
     counted = n;
     verdicts = auditor.finish();
@@ -173,7 +178,8 @@ int run_command(const RunArgs& args) {
              "lower bound");
   for (const auto& s : spec.scenarios) {
     const estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
-    writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)]);
+    writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)],
+                        &claims[static_cast<std::size_t>(s.index)]);
     const auto cell = [](const tally::Tally& x) {
       return fmt::format("{:.5g} ({:.4g})", x.mean()(0), std::sqrt(x.covariance()(0, 0)));
     };
