@@ -19,28 +19,31 @@ struct SetBounds {
   double first_hat, second_hat;  ///< frequencies (plug-in)
 };
 
-/// The 2K sets of the family in `direction`, with their intervals at family miss `miss`
-/// (each one-sided end misses with probability miss / (4K)); miss <= 0: frequencies only.
+/// The K sets of the family in `direction`, with their bounds at family miss `miss`: cut k's
+/// set F_k (the side the pilot saw more of P in) for kForward, its complement for kBackward.
+/// Two one-sided ends per cut, P(F_k) >= lo and P'(F_k) <= hi, each missing with probability
+/// miss / (2K); the complement's bounds are 1 minus them. miss <= 0: frequencies only.
 std::vector<SetBounds> set_bounds(const ProfileCounts& c, int direction, double miss) {
   std::vector<SetBounds> out;
   if (c.n_p == 0 || c.n_q == 0) return out;
   const double np = static_cast<double>(c.n_p), nq = static_cast<double>(c.n_q);
-  // Two-sided interval at 2 x (one-sided miss): each side misses with miss / (4K).
-  const double two_sided =
-      miss > 0.0 ? 2.0 * miss / (4.0 * static_cast<double>(c.cuts.size())) : 0.0;
+  // A two-sided interval at 2 x (one-sided miss) has the one-sided ends wanted.
+  const double two_sided = miss > 0.0 ? miss / static_cast<double>(c.cuts.size()) : 0.0;
   for (std::size_t k = 0; k < c.cuts.size(); ++k) {
-    const double kp = static_cast<double>(c.p[k]), kq = static_cast<double>(c.q[k]);
-    Interval ip{kp / np, kp / np}, iq{kq / nq, kq / nq};
+    const bool below = c.forward_below[k];
+    // Counts in F_k.
+    const double kp = static_cast<double>(below ? c.p[k] : c.n_p - c.p[k]);
+    const double kq = static_cast<double>(below ? c.q[k] : c.n_q - c.q[k]);
+    double p_lo = kp / np, q_hi = kq / nq;
     if (miss > 0.0) {
-      ip = clopper_pearson(kp, np, two_sided);
-      iq = clopper_pearson(kq, nq, two_sided);
+      p_lo = clopper_pearson(kp, np, two_sided).lower;
+      q_hi = clopper_pearson(kq, nq, two_sided).upper;
     }
-    const bool fwd = direction == kForward;
-    const Interval& a = fwd ? ip : iq;  // the law in the numerator
-    const Interval& b = fwd ? iq : ip;
-    const double ah = fwd ? kp / np : kq / nq, bh = fwd ? kq / nq : kp / np;
-    out.push_back({a.lower, b.upper, ah, bh});                          // {score < c}
-    out.push_back({1.0 - a.upper, 1.0 - b.lower, 1.0 - ah, 1.0 - bh});  // its complement
+    if (direction == kForward) {
+      out.push_back({p_lo, q_hi, kp / np, kq / nq});
+    } else {  // numerator P' on the complement of F_k
+      out.push_back({1.0 - q_hi, 1.0 - p_lo, 1.0 - kq / nq, 1.0 - kp / np});
+    }
   }
   return out;
 }
@@ -136,6 +139,11 @@ ProfileCounts profile_counts(const ScoreSelection& selection,
     out.cuts.push_back(c);
     out.p.push_back(cum_p[k]);
     out.q.push_back(cum_q[k]);
+    // Orientation from the pilot alone: F = {score < c} if the pilot had more of P there.
+    std::uint64_t sp = 0, sq = 0;
+    for (std::size_t i = 0; i <= e; ++i)
+      sp += selection.selection.p[i], sq += selection.selection.q[i];
+    out.forward_below.push_back(sp >= sq);
   }
   return out;
 }

@@ -9,12 +9,15 @@
 //      {score >= c} of the score that the Renyi estimators count into (the coordinate in 1-D,
 //      the learned log-ratio above: likelihood-ratio sets, which attain the sup when the score
 //      orders the true ratio), at cuts c = fine-cell edges whose pooled pilot tail count grows
-//      geometrically (ratio sqrt 2) from each end up to the median. K cuts, 2K sets.
-//   2. For every cut, exact two-sided Clopper-Pearson intervals for P(S) and P'(S), each side
-//      missing with probability miss / (4K) (Bonferroni over cuts x two laws x two sides; the
-//      complement's interval is the complement of the interval). With probability >= 1 - miss
-//      all of them hold at once, and then, for every eps and every delta together, in both
-//      directions:
+//      geometrically (ratio sqrt 2) from each end up to the median. K cuts. At each cut the
+//      pilot also fixes the orientation: F = the side where it saw more of P than of P'
+//      (P(F) > P'(F) is needed for a positive delta forward; the backward direction uses the
+//      complement of F, where P' has more).
+//   2. For every cut, exact one-sided Clopper-Pearson bounds P(F) >= P_lo(F) and
+//      P'(F) <= P'_hi(F), each missing with probability miss / (2K) (Bonferroni over cuts x
+//      two laws); the complement's bounds are 1 minus them. With probability >= 1 - miss all
+//      of them hold at once, and then, for every eps and every delta together, in both
+//      directions (S = F forward, S = complement of F backward):
 //        delta_lo(eps) = max(0, max_S P_lo(S) - e^eps P'_hi(S)) <= delta(eps),
 //        eps_lo(delta) = max(0, max_{S: P_lo(S) > delta} log((P_lo(S) - delta) / P'_hi(S)))
 //                      <= eps(delta),
@@ -33,12 +36,13 @@ namespace rdpaudit::estimate {
 
 /// The profile family of one score: the chosen cuts and the counted trajectories below each.
 struct ProfileCounts {
-  std::string method;              ///< e.g. "profile-cp", "logistic-ratio/profile-cp"
-  std::vector<double> cuts;        ///< score values c of the sets {score < c}, increasing
-  std::vector<std::uint64_t> p;    ///< counted trajectories of P with score < c, per cut
-  std::vector<std::uint64_t> q;    ///< the same for P'
+  std::string method;            ///< e.g. "profile-cp", "logistic-ratio/profile-cp"
+  std::vector<double> cuts;      ///< score values c of the sets {score < c}, increasing
+  std::vector<std::uint64_t> p;  ///< counted trajectories of P with score < c, per cut
+  std::vector<std::uint64_t> q;  ///< the same for P'
+  /// Per cut, chosen on the pilot: F = {score < c} (true) or {score >= c} (false).
+  std::vector<bool> forward_below;
   std::uint64_t n_p = 0, n_q = 0;  ///< all counted trajectories of P and P'
-  std::size_t sets() const { return 2 * cuts.size(); }
 };
 
 /// Cut positions (indices into selection.fine_edges) chosen from the pilot's selection counts
