@@ -64,6 +64,10 @@ std::string cell_text(const Cell& c) {
 
 }  // namespace
 
+std::string order_text(const Cell& c) {
+  return c.is_claim() ? fmt::format("d={:g}", c.delta) : fmt::format("{:g}", c.alpha);
+}
+
 std::string_view to_string(Verdict v) {
   return kVerdictNames[static_cast<int>(v)];
 }

@@ -118,6 +118,9 @@ struct Cell {
   std::string note;
 };
 
+/// The cell's order as a table shows it: "2", or "d=1e-05" for an (eps, delta) claim.
+std::string order_text(const Cell& c);
+
 struct BoundRow {
   std::string name, kind, source;
   bool expect_violated = false;
