@@ -70,7 +70,7 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
         throw InputError(at, r.text(at), "must be \"holds\" or \"violated\"");
       c.expect_violated = str->get() == "violated";
     } else {
-      throw InputError(at, "...", "unknown key (known: name, epsilon, formula, expect)");
+      throw InputError(at, r.text(at), "unknown key (known: name, epsilon, formula, expect)");
     }
   }
   if (c.name.empty()) throw InputError(claim_key(i, "name"), "<missing>", "required");

@@ -176,6 +176,8 @@ TEST_CASE("[profile] bad input names the key and the value", "[profile][config]"
              Catch::Contains("profile.claims[0].epsilon = nan"));
   CHECK_THAT(error_of("[profile]\nexpect_violated = [\"nope\"]\n"),
              Catch::Contains("profile.expect_violated[0] = \"nope\""));
+  CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"a\"\nepsilons = [1.0]\n"),
+             Catch::Contains("profile.claims[0].epsilons = [ 1.0 ] (unknown key"));
   CHECK(error_of("[profile]\ndeltas = [1e-5]\n") == "no error");
 }
 
