@@ -5,7 +5,8 @@ scenario (up to six, spread over the sweep), the larger-eps direction of each:
   - the exact profile delta(eps) where the last iterate is a listed 1-D Gaussian mixture;
   - the certified lower bound delta_lo(eps) of each score's family (shaded below it: every
     profile above the band is consistent with the samples; valid for every eps at once at the
-    run's confidence, each score on its own) and the plug-in of the same sets (dotted);
+    run's confidence, each score on its own); the plug-in of the same sets is in the file but
+    not drawn (a set with no P' trajectory makes it flat in eps: a diagnostic, not a curve);
   - the certified eps_lo(delta) at each audited delta (a bar from 0 to it);
   - every (eps, delta) claim and Renyi-bound conversion as a marker at (claimed eps, delta):
     filled red where the audit found it violated, open otherwise. A claim is violated when
@@ -48,45 +49,50 @@ def draw_panel(ax, s, audit):
     d = direction_of(p)
     eps = p.epsilons
     floor = max(1e-12, 0.1 * float(np.min(p.deltas)))
+    right = 0.0  # the largest eps with something above the floor, or a claim
+
+    def shown(values):  # below the axis: not drawn (a clamp would look like a value)
+        v = np.asarray(values, dtype=float)
+        return np.where(v >= floor, v, np.nan)
+
     for row in p.rows:
         if row["direction"] != d:
             continue
+        above = eps[np.asarray(row["delta_value" if row["method"] == "exact-profile"
+                                    else "delta_lower"]) >= floor]
+        right = max(right, float(above.max()) if above.size else 0.0)
         if row["method"] == "exact-profile":
-            ax.plot(eps, np.maximum(row["delta_value"], floor), color="k", lw=1.6,
-                    label="exact δ(ε)")
+            ax.plot(eps, shown(row["delta_value"]), color="k", lw=1.6, label="exact δ(ε)")
             continue
-        low = np.asarray(row["delta_lower"], dtype=float)
-        ax.fill_between(eps, floor, np.maximum(low, floor), color="tab:blue", alpha=0.18, lw=0)
-        ax.plot(eps, np.maximum(low, floor), color="tab:blue", lw=1.2,
-                label=f"certified δ_lo(ε) ({row['method']})")
-        ax.plot(eps, np.maximum(row["delta_value"], floor), color="tab:blue", lw=0.8, ls=":",
-                label="plug-in of the same sets")
+        low = shown(row["delta_lower"])
+        ax.fill_between(eps, floor, low, where=~np.isnan(low), color="tab:blue", alpha=0.18,
+                        lw=0)
+        ax.plot(eps, low, color="tab:blue", lw=1.2, label=f"certified δ_lo(ε) ({row['method']})")
         for j, delta in enumerate(p.deltas):
             e_lo = float(row["epsilon_lower"][j])
             ax.plot([0, e_lo], [delta, delta], color="tab:green", lw=2.2, alpha=0.8,
                     label="certified ε_lo(δ)" if j == 0 else None)
-    right = float(eps[-1])
     if claims is not None:
         verdicts = claim_verdicts(audit, s.index)
-        shown = set()
+        labelled = set()
         for i, name in enumerate(claims.names):
             kind = str(claims.kinds[i])
             color = "tab:orange" if kind == "conversion" else "tab:purple"
             for j, delta in enumerate(claims.deltas):
                 e = float(claims.values[i, j])
-                if not np.isfinite(e) or e > eps[-1] * 1.5:
+                if not np.isfinite(e) or e > eps[-1]:
                     continue
-                right = max(right, 1.05 * e)
+                right = max(right, e)
                 bad = verdicts.get((str(name), float(delta)), False)
                 label = None
-                if (kind, bad) not in shown:
+                if (kind, bad) not in labelled:
                     label = f"{kind}{' (violated)' if bad else ''}"
-                    shown.add((kind, bad))
+                    labelled.add((kind, bad))
                 ax.plot([e], [delta], KIND_MARKERS.get(kind, "o"), ms=6,
                         mfc="red" if bad else "none", mec="red" if bad else color, label=label)
     ax.set_yscale("log")
     ax.set_ylim(floor, 1.0)
-    ax.set_xlim(0, right)
+    ax.set_xlim(0, min(float(eps[-1]), 1.1 * right) if right > 0 else float(eps[-1]))
     ax.set_xlabel("ε")
     ax.set_ylabel("δ")
     ax.grid(True, which="major", alpha=0.3)

@@ -23,12 +23,15 @@ struct SetBounds {
 /// set F_k (the side the pilot saw more of P in) for kForward, its complement for kBackward.
 /// Two one-sided ends per cut, P(F_k) >= lo and P'(F_k) <= hi, each missing with probability
 /// miss / (2K); the complement's bounds are 1 minus them. miss <= 0: frequencies only.
-std::vector<SetBounds> set_bounds(const ProfileCounts& c, int direction, double miss) {
+/// `family`: the K of the Bonferroni split (c.cuts.size() unless c is a subfamily of it).
+std::vector<SetBounds> set_bounds(const ProfileCounts& c, int direction, double miss,
+                                  std::size_t family = 0) {
   std::vector<SetBounds> out;
   if (c.n_p == 0 || c.n_q == 0) return out;
   const double np = static_cast<double>(c.n_p), nq = static_cast<double>(c.n_q);
   // A two-sided interval at 2 x (one-sided miss) has the one-sided ends wanted.
-  const double two_sided = miss > 0.0 ? miss / static_cast<double>(c.cuts.size()) : 0.0;
+  const double cuts = static_cast<double>(family > 0 ? family : c.cuts.size());
+  const double two_sided = miss > 0.0 ? miss / cuts : 0.0;
   for (std::size_t k = 0; k < c.cuts.size(); ++k) {
     const bool below = c.forward_below[k];
     // Counts in F_k.
@@ -169,14 +172,27 @@ double profile_epsilon_plugin(const ProfileCounts& c, double delta, int directio
 }
 
 double profile_p_value(const ProfileCounts& c, double delta, int direction, double epsilon) {
+  // Only cuts whose plug-in exceeds delta can: each one-sided miss is at most 1/2, where the
+  // Clopper-Pearson ends lie on either side of the frequency (P_lo <= P-hat, P'_hi >= P'-hat).
+  // The Bonferroni split stays over all K cuts.
+  ProfileCounts live = c;
+  live.cuts.clear(), live.p.clear(), live.q.clear(), live.forward_below.clear();
+  const auto plugin = set_bounds(c, direction, 0.0);
+  for (std::size_t k = 0; k < c.cuts.size(); ++k) {
+    if (plugin[k].first_hat - std::exp(epsilon) * plugin[k].second_hat <= delta) continue;
+    live.cuts.push_back(c.cuts[k]);
+    live.p.push_back(c.p[k]);
+    live.q.push_back(c.q[k]);
+    live.forward_below.push_back(c.forward_below[k]);
+  }
   // eps_lo(delta) > epsilon  <=>  some set has P_lo - e^epsilon P'_hi > delta.
   const auto exceeds = [&](double miss) {
-    for (const SetBounds& s : set_bounds(c, direction, miss)) {
+    for (const SetBounds& s : set_bounds(live, direction, miss, c.cuts.size())) {
       if (s.first_lo - std::exp(epsilon) * s.second_hi > delta) return true;
     }
     return false;
   };
-  if (c.cuts.empty() || !exceeds(1.0)) return 1.0;
+  if (live.cuts.empty() || !exceeds(1.0)) return 1.0;
   if (exceeds(1e-20)) return 1e-20;
   double lo = std::log(1e-20), hi = 0.0;  // invariant: exceeds(exp(hi)), !exceeds(exp(lo))
   for (int i = 0; i < 40; ++i) {

@@ -148,6 +148,12 @@ TEST_CASE("profile family: cuts from the pilot, counts of tail sets, bounds belo
   CHECK(profile_p_value(c, 0.01, kForward, 0.99 * eps_lo) <= 0.05);
   CHECK(profile_p_value(c, 0.01, kForward, 1.01 * eps_lo) > 0.05);
   CHECK(profile_p_value(c, 0.01, kForward, 100.0) == 1.0);
+  // The same in the other direction and at another delta (p skips cuts whose plug-in cannot
+  // exceed delta, but splits the level over all of them).
+  const double back_lo = profile_epsilon_lower(c, 0.05, kBackward, 0.01);
+  REQUIRE(back_lo > 0.0);
+  CHECK(profile_p_value(c, 0.05, kBackward, 0.999 * back_lo) <= 0.01);
+  CHECK(profile_p_value(c, 0.05, kBackward, 1.001 * back_lo) > 0.01);
   CHECK_THROWS_AS(profile_counts(s, {1, 2}, cq), InputError);
 }
 
