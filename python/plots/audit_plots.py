@@ -10,6 +10,9 @@ Writes, into DIR (default: the directory of RESULTS.h5), and prints the paths of
   <experiment>_margin.png      the same layout, bound / certified lower bound per bound: the
                                margin a "not rejected" cell was tested with; cells flagged
                                "close" (margin below the file's close_margin) are marked
+  <experiment>_profile.png     [profile] runs: delta against eps with the certified band, the
+                               exact profile, the (eps, delta) claims and the Renyi bounds'
+                               conversions (profile_plots.py)
   <experiment>_histograms.png  last-iterate histograms of D and D' (coordinate 0) for up to six
                                scenarios spread over the sweep
 A file without /audit (format < 1.2) gets the histograms only. Exit status 2, with a
@@ -31,6 +34,9 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from rdpaudit import FormatError, load  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_plots import profile_figure  # noqa: E402
 
 # Swept keys that can serve as the time axis, in order of preference, with axis labels.
 TIME_KEYS = (("training.epochs", "epochs K"), ("training.steps", "steps T"))
@@ -108,6 +114,9 @@ class CellGrid:
 
     def __init__(self, audit, scenarios):
         c = audit.cells
+        if "delta" in c:  # (eps, delta) claim cells have no order: profile_plots draws them
+            renyi = np.isnan(c["delta"])
+            c = {k: v[renyi] for k, v in c.items()}
         self.names = audit.bound_names
         self.alphas = np.unique(c["alpha"])
         self.row = {s.index: i for i, s in enumerate(scenarios)}
@@ -432,6 +441,9 @@ def main(argv=None):
                       "drawing the histograms only")
             else:
                 figures = audit_figures(r, audit)
+            profile = profile_figure(r, audit, plt)
+            if profile is not None:
+                figures["profile"] = profile
             figures["histograms"] = histogram_figure(r)
     except Exception as e:  # a damaged file: one line naming it, no traceback, nothing drawn
         plt.close("all")

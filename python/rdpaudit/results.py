@@ -9,6 +9,9 @@
     b = s.bounds()                               # format >= 1.2, else None
     b.names, b.alphas, b.values                  # values[bound, order]; NaN: not applicable
     s.attrs["adjacency"], s.bound_adjacency()     # the pair's relation, each bound's (None: old file)
+    p = s.profile()                              # [profile] runs, else None
+    p.epsilons, p.deltas, p.rows[0]["delta_lower"], p.rows[0]["epsilon_lower"]
+    c = s.claims()                               # (eps, delta) claims, else None
     a = r.audit()                                # format >= 1.2, else None
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
     violated = np.char.startswith(a.cells["verdict"], "violated")  # numpy arrays of str
@@ -68,6 +71,28 @@ class Bounds(NamedTuple):
     reasons: list
 
 
+class Profile(NamedTuple):
+    """A scenario's `estimates/profile` group ([profile] runs): one row per (method,
+    direction) with method, direction (0: P against P', 1: P' against P), interval and the
+    arrays delta_value / delta_lower / delta_upper (over epsilons) and epsilon_value /
+    epsilon_lower / epsilon_upper (over deltas). Rows of "profile-cp" methods are certified
+    lower bounds at the run's confidence (upper = inf), value their plug-in; "exact-profile"
+    rows are the exact profile (lower / upper its numerical bracket)."""
+    epsilons: np.ndarray
+    deltas: np.ndarray
+    rows: list
+
+
+class Claims(NamedTuple):
+    """A scenario's `claims/` group: values[i, j] is the eps claimed by names[i] (kinds[i]:
+    "conversion" of a Renyi bound, or "claim") at deltas[j]; NaN where it does not apply."""
+    deltas: np.ndarray
+    names: list
+    kinds: list
+    values: np.ndarray
+    reasons: list
+
+
 class Audit:
     """The run's `/audit` group.
 
@@ -77,7 +102,9 @@ class Audit:
             cells_valid_exact, cells_inconclusive, cells_not_applicable, close_cells,
             min_margin, evidence
     cells   dict of columns, one row per (scenario, bound, alpha, direction): scenario, bound
-            (row of `bounds`), alpha, direction, bound_value, estimate, estimate_method,
+            (row of `bounds`), alpha, delta (an (eps, delta) claim's delta, alpha NaN; NaN
+            for Renyi cells; absent in files without claims), direction, bound_value,
+            estimate, estimate_method,
             exact, exact_lower, exact_upper, lower, lower_method, p_method, p_value, p_holm,
             verdict, tightness_estimate, tightness_lower, close, note
     Verdicts (docs/methods.md): "violated (exact)", "violated", "not rejected",
@@ -170,6 +197,32 @@ class Scenario:
         g = self.group["bounds"]
         return Bounds(alphas=g["alphas"][()], names=_column(g["names"]).tolist(),
                       values=g["values"][()], reasons=_column(g["reasons"]).tolist())
+
+    def profile(self) -> Optional[Profile]:
+        """The privacy profiles of a [profile] run, None otherwise."""
+        if "estimates" not in self.group or "profile" not in self.group["estimates"]:
+            return None
+        g = self.group["estimates/profile"]
+        methods = _column(g["method"]).tolist()
+        keys = ("delta_value", "delta_lower", "delta_upper", "epsilon_value", "epsilon_lower",
+                "epsilon_upper")
+        data = {k: g[k][()] for k in keys}
+        rows = []
+        for i, m in enumerate(methods):
+            row = {"method": str(m), "direction": int(g["direction"][i]),
+                   "interval": str(_column(g["interval"])[i])}
+            row.update({k: data[k][i] for k in keys})
+            rows.append(row)
+        return Profile(epsilons=g["epsilons"][()], deltas=g["deltas"][()], rows=rows)
+
+    def claims(self) -> Optional[Claims]:
+        """The (eps, delta) claims audited in this scenario, None without [profile]."""
+        if "claims" not in self.group:
+            return None
+        g = self.group["claims"]
+        return Claims(deltas=g["deltas"][()], names=_column(g["names"]).tolist(),
+                      kinds=_column(g["kinds"]).tolist(), values=g["values"][()],
+                      reasons=_column(g["reasons"]).tolist())
 
     def bound_adjacency(self) -> Optional[dict]:
         """{bound name: the neighbouring relation its source assumes} ("replace_one" or

@@ -104,9 +104,9 @@ void print_close_cells(const audit::AuditResult& a, std::size_t limit) {
              "dir", "bound", "lower", "estimate", "margin", "bound/est");
   for (std::size_t i = 0; i < close.size() && i < limit; ++i) {
     const audit::Cell& c = *close[i];
-    fmt::print("{:>4} {:<34} {:>6g} {:<6} {:>11.4g} {:>11.4g} {:>11.4g} {:>9.3g} {:>10}\n",
-               c.scenario, a.bounds[c.bound].name, c.alpha, direction_text(c.direction),
-               c.bound_value, c.lower, c.estimate, c.tightness_lower,
+    fmt::print("{:>4} {:<34} {:>6} {:<6} {:>11.4g} {:>11.4g} {:>11.4g} {:>9.3g} {:>10}\n",
+               c.scenario, a.bounds[c.bound].name, audit::order_text(c),
+               direction_text(c.direction), c.bound_value, c.lower, c.estimate, c.tightness_lower,
                number_or_dash(c.tightness_estimate));
   }
 }
@@ -144,9 +144,9 @@ int check_command(const CheckArgs& args) {
                           (c.verdict != Verdict::kNotApplicable && !c.note.empty());
       if (!args.all_cells && !listed) continue;
       fmt::print(
-          "{:>4} {:<34} {:>6g} {:<6} {:>11.4g} {:>11.4g} {:>11.4g} {:>9} {:>9.2g} {:<17} {}\n",
-          c.scenario, a.bounds[c.bound].name, c.alpha, direction_text(c.direction), c.bound_value,
-          c.estimate, c.lower, number_or_dash(c.tightness_lower), c.p_holm,
+          "{:>4} {:<34} {:>6} {:<6} {:>11.4g} {:>11.4g} {:>11.4g} {:>9} {:>9.2g} {:<17} {}\n",
+          c.scenario, a.bounds[c.bound].name, audit::order_text(c), direction_text(c.direction),
+          c.bound_value, c.estimate, c.lower, number_or_dash(c.tightness_lower), c.p_holm,
           audit::to_string(c.verdict), c.note);
     }
   }

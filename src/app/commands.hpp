@@ -67,7 +67,8 @@ struct Outcome {
 /// per-scenario summary table (run and merge).
 void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
                    const std::vector<estimate::ScenarioRun>& runs,
-                   const std::vector<audit::BoundTable>& bounds, const audit::AuditResult& verdicts,
+                   const std::vector<audit::BoundTable>& bounds,
+                   const std::vector<audit::ClaimTable>& claims, const audit::AuditResult& verdicts,
                    const Outcome& outcome);
 
 struct BoundsArgs {

@@ -92,6 +92,7 @@ int merge_command(const MergeArgs& args) {
   audit::Auditor auditor(level);
   std::vector<estimate::ScenarioRun> runs;
   std::vector<audit::BoundTable> bounds;
+  std::vector<audit::ClaimTable> claims;
   for (const auto& s : spec.scenarios) {
     progress.set_label(fmt::format("pilot of scenario {}/{}", s.index + 1, spec.scenarios.size()));
     estimate::ScenarioRun run = estimate::prepare_scenario(
@@ -110,12 +111,14 @@ int merge_command(const MergeArgs& args) {
     }
     estimate::estimate_run(s, run, spec.seed);
     bounds.push_back(audit::audited_bounds(s));
+    claims.push_back(audit::audited_claims(s, bounds.back()));
     auditor.add(s, bounds.back(), run.estimates, describe_point(s), spec.trajectories);
+    auditor.add_claims(s, claims.back(), run.estimates);
     runs.push_back(std::move(run));
   }
   progress.finish();
   const audit::AuditResult verdicts = auditor.finish();
-  write_results(writer, spec, runs, bounds, verdicts,
+  write_results(writer, spec, runs, bounds, claims, verdicts,
                 Outcome{spec.trajectories, 1, 1, level, "single run"});
   fmt::print("wrote {} from {} parts ({} scenario(s), {} trajectories per dataset)\n\n",
              args.output, parts.size(), spec.scenarios.size(), spec.trajectories);

@@ -238,7 +238,11 @@ int run_command(const RunArgs& args) {
   const double level = 1.0 - spec.scenarios.front().estimate.confidence;
   const double level_per_look = level / static_cast<double>(rounds.size());
   std::vector<audit::BoundTable> bounds;
-  for (const auto& s : spec.scenarios) bounds.push_back(audit::audited_bounds(s));
+  std::vector<audit::ClaimTable> claims;  // (eps, delta) claims, [profile] on
+  for (const auto& s : spec.scenarios) {
+    bounds.push_back(audit::audited_bounds(s));
+    claims.push_back(audit::audited_claims(s, bounds.back()));
+  }
   audit::AuditResult verdicts;
   std::string stop = args.until_decided ? "budget" : "single run";
   int look = counting.look();
@@ -258,6 +262,7 @@ int run_command(const RunArgs& args) {
       estimate::estimate_run(s, run, spec.seed);
       auditor.add(s, bounds[static_cast<std::size_t>(s.index)], run.estimates, describe_point(s),
                   n);
+      auditor.add_claims(s, claims[static_cast<std::size_t>(s.index)], run.estimates);
     }
     if (part) break;
     std::int64_t open = 0;
@@ -294,7 +299,7 @@ int run_command(const RunArgs& args) {
   }
   std::vector<estimate::ScenarioRun> runs;
   for (const auto& s : spec.scenarios) runs.push_back(std::move(counting.run(s.index)));
-  write_results(*writer, spec, runs, bounds, verdicts,
+  write_results(*writer, spec, runs, bounds, claims, verdicts,
                 Outcome{rounds[static_cast<std::size_t>(look - 1)], look,
                         static_cast<int>(rounds.size()), level_per_look, stop});
   std::filesystem::remove(checkpoint, ec);
@@ -314,7 +319,8 @@ int run_command(const RunArgs& args) {
 
 void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
                    const std::vector<estimate::ScenarioRun>& runs,
-                   const std::vector<audit::BoundTable>& bounds, const audit::AuditResult& verdicts,
+                   const std::vector<audit::BoundTable>& bounds,
+                   const std::vector<audit::ClaimTable>& claims, const audit::AuditResult& verdicts,
                    const Outcome& outcome) {
   fmt::print("{:>4}  {:<28} {:>20} {:>20} {:>8}  {}\n", "#", "sweep point", "D: mean (std) th_0",
              "D': mean (std) th_0", "seconds",
@@ -322,7 +328,8 @@ void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec
              "lower bound");
   for (const auto& s : spec.scenarios) {
     const estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
-    writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)]);
+    writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)],
+                        &claims[static_cast<std::size_t>(s.index)]);
     const auto cell = [](const tally::Tally& x) {
       return fmt::format("{:.5g} ({:.4g})", x.mean()(0), std::sqrt(x.covariance()(0, 0)));
     };

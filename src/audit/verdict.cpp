@@ -9,7 +9,10 @@
 #include <tuple>
 
 #include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/bounds/conversion.hpp"
+#include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/profile.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 
@@ -51,7 +54,19 @@ std::string direction_text(int d) {
   return d == estimate::kForward ? "R(P||P')" : "R(P'||P)";
 }
 
+// Where a cell is: "alpha 2, R(P||P')" or "delta 1e-05, eps(P||P')".
+std::string cell_text(const Cell& c) {
+  if (c.is_claim())
+    return fmt::format("delta {:g}, {}", c.delta,
+                       c.direction == estimate::kForward ? "eps(P||P')" : "eps(P'||P)");
+  return fmt::format("alpha {:g}, {}", c.alpha, direction_text(c.direction));
+}
+
 }  // namespace
+
+std::string order_text(const Cell& c) {
+  return c.is_claim() ? fmt::format("d={:g}", c.delta) : fmt::format("{:g}", c.alpha);
+}
 
 std::string_view to_string(Verdict v) {
   return kVerdictNames[static_cast<int>(v)];
@@ -97,6 +112,50 @@ BoundTable audited_bounds(const config::Scenario& s) {
       if (!v.applicable() && reason.empty()) reason = v.not_applicable;
     }
     t.reasons.push_back(reason);
+  }
+  return t;
+}
+
+ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
+  ClaimTable t;
+  const config::ProfileSpec& spec = s.profile;
+  if (!spec.enabled) return t;
+  t.deltas = spec.deltas;
+  const auto expected = [&](const std::string& name) {
+    return std::find(spec.expect_violated.begin(), spec.expect_violated.end(), name) !=
+           spec.expect_violated.end();
+  };
+  for (std::size_t b = 0; spec.conversions && b < renyi.names.size(); ++b) {
+    // Orders where the bound applies; a negative value (itself violated exactly) is no
+    // Renyi bound to convert.
+    std::vector<double> alphas, rdp;
+    for (std::size_t a = 0; a < renyi.alphas.size(); ++a) {
+      const double v = renyi.value(b, a);
+      if (v >= 0.0) alphas.push_back(renyi.alphas[a]), rdp.push_back(v);
+    }
+    t.names.push_back(config::conversion_name(renyi.names[b]));
+    t.kinds.emplace_back("conversion");
+    t.sources.push_back("Canonne, Kamath & Steinke 2020, Prop. 12, of " + renyi.names[b]);
+    t.expect_violated.push_back(expected(t.names.back()));
+    t.reasons.push_back(alphas.empty() ? "the Renyi bound applies at no audited order (" +
+                                             renyi.reasons[b] + ")"
+                                       : std::string());
+    for (double delta : t.deltas) {
+      t.values.push_back(alphas.empty() ? kNaN
+                                        : bounds::epsilon_improved(alphas, rdp, delta).epsilon);
+    }
+  }
+  const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  for (const config::ClaimText& c : spec.claims) {
+    t.names.push_back(c.name);
+    t.kinds.emplace_back("claim");
+    t.sources.push_back(c.formula.empty() ? "claimed eps at each delta" : "formula " + c.formula);
+    t.expect_violated.push_back(c.expect_violated);
+    t.reasons.emplace_back();
+    std::unique_ptr<bounds::ClaimFormula> f;
+    if (!c.formula.empty()) f = std::make_unique<bounds::ClaimFormula>(c.name, c.formula);
+    for (std::size_t d = 0; d < t.deltas.size(); ++d)
+      t.values.push_back(f ? f->evaluate(sb.params, t.deltas[d]) : c.epsilons[d]);
   }
   return t;
 }
@@ -192,23 +251,26 @@ void decide(Cell& c, double level) {
   const bool rejected = c.tested && c.p_holm <= level;
   // Rounding of both the bound and the quadrature: a relative 1e-9 is no evidence either way.
   const double tol = 1e-9 * std::fabs(c.bound_value);
+  const std::string what = c.is_claim() ? "eps(delta)" : "R_alpha";
+  const std::string how = c.is_claim() ? "exact profile" : "quadrature";
   if (c.bound_value < 0.0) {
     c.verdict = Verdict::kViolatedExact;
-    c.note = "the bound is negative, and R_alpha >= 0 always";
+    c.note = fmt::format("the bound is negative, and {} >= 0 always", what);
   } else if (c.exact_lower > c.bound_value + tol) {
     c.verdict = Verdict::kViolatedExact;
-    c.note = rejected ? "the exact R_alpha (quadrature) exceeds the bound; the samples show it too"
-                      : "the exact R_alpha (quadrature) exceeds the bound; the samples alone do "
-                        "not show it at the run's level";
+    c.note = fmt::format(rejected ? "the exact {} ({}) exceeds the bound; the samples show it too"
+                                  : "the exact {} ({}) exceeds the bound; the samples alone do "
+                                    "not show it at the run's level",
+                         what, how);
   } else if (c.exact_upper <= c.bound_value + tol) {
     c.verdict = Verdict::kValidExact;
     if (rejected) {
       c.note = fmt::format(
-          "the samples reject it (Holm p {:.2g}), but the exact R_alpha shows the bound valid: "
+          "the samples reject it (Holm p {:.2g}), but the exact {} shows the bound valid: "
           "a false rejection, whose probability is at most the level",
-          c.p_holm);
+          c.p_holm, what);
     } else if (c.exact_upper > c.bound_value) {
-      c.note = "equal to the exact R_alpha within rounding";
+      c.note = "equal to the exact " + what + " within rounding";
     } else {
       c.note.clear();
     }
@@ -236,15 +298,16 @@ Auditor::Auditor(double level) : level_(level) {
   }
 }
 
-std::size_t Auditor::row_of(const BoundTable& t, std::size_t i) {
+std::size_t Auditor::row_of(const std::string& name, const std::string& kind,
+                            const std::string& source, bool expect_violated) {
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    if (rows_[r].name == t.names[i]) return r;
+    if (rows_[r].name == name) return r;
   }
   BoundRow row;
-  row.name = t.names[i];
-  row.kind = t.kinds[i];
-  row.source = t.sources[i];
-  row.expect_violated = t.expect_violated[i];
+  row.name = name;
+  row.kind = kind;
+  row.source = source;
+  row.expect_violated = expect_violated;
   rows_.push_back(row);
   return rows_.size() - 1;
 }
@@ -255,6 +318,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   const std::size_t source = certificates_.size();
   certificates_.push_back(std::move(est.rigorous));
   est.rigorous.clear();
+  profiles_.emplace_back();
   sweep_points_.push_back(sweep_point);
   trajectories_.push_back(counted);
   const auto& certs = certificates_.back();
@@ -291,7 +355,8 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   }
   const std::size_t first = cells_.size();
   for (std::size_t b = 0; b < table.names.size(); ++b) {
-    const std::size_t row = row_of(table, b);
+    const std::size_t row =
+        row_of(table.names[b], table.kinds[b], table.sources[b], table.expect_violated[b]);
     if (rows_[row].adjacency_note.empty()) {
       const std::string& name = table.names[b];
       rows_[row].adjacency_note = bounds::adjacency_mismatch(
@@ -353,6 +418,81 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
   cell_source_.resize(cells_.size(), source);
 }
 
+void Auditor::add_claims(const config::Scenario& s, const ClaimTable& claims,
+                         const estimate::ScenarioEstimates& est) {
+  if (profiles_.empty())
+    throw std::logic_error("Auditor::add_claims before add for the same scenario");
+  const std::size_t source = profiles_.size() - 1;
+  profiles_.back() = est.profiles;
+  const auto& families = profiles_.back();
+  const std::size_t first = cells_.size();
+  for (std::size_t b = 0; b < claims.names.size(); ++b) {
+    const std::size_t row =
+        row_of(claims.names[b], claims.kinds[b], claims.sources[b], claims.expect_violated[b]);
+    for (std::size_t k = 0; k < claims.deltas.size(); ++k) {
+      for (int d : {estimate::kForward, estimate::kBackward}) {
+        Cell c;
+        c.scenario = s.index;
+        c.bound = row;
+        c.alpha = kNaN;
+        c.delta = claims.deltas[k];
+        c.direction = d;
+        c.bound_value = claims.value(b, k);
+        // Point estimate: the exact eps(delta), else the largest plug-in over the scores.
+        for (const auto& pe : est.profile) {
+          if (pe.direction != d || k >= pe.epsilon_value.size()) continue;
+          if (pe.method == "exact-profile") {
+            c.exact = pe.epsilon_value[k];
+            if (s.bounds.exact_verdicts) {
+              c.exact_lower = pe.epsilon_lower[k];
+              c.exact_upper = pe.epsilon_upper[k];
+            }
+          } else if (std::isnan(c.estimate) || pe.epsilon_value[k] > c.estimate) {
+            c.estimate = pe.epsilon_value[k];
+            c.estimate_method = pe.method;
+          }
+        }
+        if (!std::isnan(c.exact)) {
+          c.estimate = c.exact;
+          c.estimate_method = "exact-profile";
+        }
+        if (std::isnan(c.bound_value)) {
+          c.verdict = Verdict::kNotApplicable;
+          c.note = claims.reasons[b];
+        } else if (std::isinf(c.bound_value)) {
+          c.verdict = Verdict::kValidExact;
+          c.note = "the claim is +infinity";
+        } else if (families.empty()) {
+          c.verdict = Verdict::kInconclusive;
+          c.note = "no profile family (estimate.enabled = false, or no sample-based method)";
+        } else {
+          c.tested = true;
+          c.verdict = Verdict::kNotRejected;  // provisional: decide() decides
+        }
+        cells_.push_back(std::move(c));
+      }
+    }
+  }
+  // p-values: Bonferroni over the scores' families (as over the Renyi methods).
+  const auto k = static_cast<double>(families.size());
+  const auto n = static_cast<std::ptrdiff_t>(cells_.size() - first);
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    Cell& c = cells_[first + static_cast<std::size_t>(i)];
+    if (!c.tested) continue;
+    double best = 1.0;
+    for (const auto& f : families) {
+      const double p = estimate::profile_p_value(f, c.delta, c.direction, c.bound_value);
+      if (p < best) {
+        best = p;
+        c.p_method = f.method;
+      }
+    }
+    c.p_value = std::min(1.0, k * best);
+  }
+  cell_source_.resize(cells_.size(), source);
+}
+
 AuditResult Auditor::finish() {
   AuditResult out;
   out.level = level_;
@@ -366,7 +506,8 @@ AuditResult Auditor::finish() {
   using Key = std::tuple<std::size_t, double, int>;  // scenario position, order, direction
   std::map<Key, std::pair<double, std::string>> lower;
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    if (cells_[i].tested) lower[{cell_source_[i], cells_[i].alpha, cells_[i].direction}];
+    if (cells_[i].tested && !cells_[i].is_claim())
+      lower[{cell_source_[i], cells_[i].alpha, cells_[i].direction}];
   }
   std::vector<std::pair<const Key, std::pair<double, std::string>>*> todo;
   for (auto& entry : lower) todo.push_back(&entry);
@@ -388,10 +529,23 @@ AuditResult Auditor::finish() {
   }
   for (std::size_t i = 0; i < cells_.size(); ++i) {
     Cell& c = cells_[i];
-    if (!c.tested) continue;
+    if (!c.tested || c.is_claim()) continue;
     const auto& [best, method] = lower.at({cell_source_[i], c.alpha, c.direction});
     c.lower = best;
     c.lower_method = best > 0.0 ? method : std::string();
+  }
+  // A claim's simultaneous lower bound: the certified eps(delta) of each family at
+  // level / (m k), the largest over the scenario's k families.
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    Cell& c = cells_[i];
+    if (!c.tested || !c.is_claim()) continue;
+    const auto& families = profiles_[cell_source_[i]];
+    const double per = level_ / (m * static_cast<double>(families.size()));
+    c.lower = 0.0;
+    for (const auto& f : families) {
+      const double lb = estimate::profile_epsilon_lower(f, c.delta, c.direction, per);
+      if (lb > c.lower) c.lower = lb, c.lower_method = f.method;
+    }
   }
   for (Cell& c : cells_) decide(c, level_);
   for (std::size_t r = 0; r < rows_.size(); ++r) {
@@ -409,18 +563,19 @@ AuditResult Auditor::finish() {
     if (worst && worst->verdict == Verdict::kViolatedExact && !std::isnan(worst->exact)) {
       const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
       row.evidence = fmt::format(
-          "scenario {} ({}), alpha {:g}, {}: exact R_alpha {:.6g} (quadrature) against bound "
+          "scenario {} ({}), {}: exact {} {:.6g} against bound "
           "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
-          worst->scenario, sweep_points_[src], worst->alpha, direction_text(worst->direction),
-          worst->exact, worst->bound_value, worst->lower, worst->p_holm);
+          worst->scenario, sweep_points_[src], cell_text(*worst),
+          worst->is_claim() ? "eps(delta) (exact profile)" : "R_alpha (quadrature)", worst->exact,
+          worst->bound_value, worst->lower, worst->p_holm);
     } else if (worst) {
       const std::size_t src = cell_source_[static_cast<std::size_t>(worst - cells_.data())];
       row.evidence = fmt::format(
-          "scenario {} ({}), alpha {:g}, {}: lower confidence bound {:.4g} against bound {:.4g} "
+          "scenario {} ({}), {}: lower confidence bound {:.4g} against bound {:.4g} "
           "(estimate {:.4g}, "
           "Holm p {:.2g}, {} samples per dataset)",
-          worst->scenario, sweep_points_[src], worst->alpha, direction_text(worst->direction),
-          worst->lower, worst->bound_value, worst->estimate, worst->p_holm, trajectories_[src]);
+          worst->scenario, sweep_points_[src], cell_text(*worst), worst->lower, worst->bound_value,
+          worst->estimate, worst->p_holm, trajectories_[src]);
     }
   }
   out.bounds = rows_;

@@ -60,11 +60,13 @@ int top_level_comma(const std::string& expr) {
 /// variables, so with variables `step_std = 1` would compile, overwrite step_std and return 1
 /// (a bound silently replaced). Assignment to a constant does not compile. A comma-separated
 /// list (several results, muparser keeps the last) is not one expression either.
+/// `first` names env.v[0]: "alpha" for a Renyi bound, "delta" for an (eps, delta) claim.
 double run(const std::string& bound, const std::string& where, const std::string& expr,
-           const Env& env) {
+           const Env& env, const char* first = "alpha") {
   mu::Parser parser;
   try {
-    for (std::size_t i = 0; i < kNumVars; ++i) parser.DefineConst(kNames[i], env.v[i]);
+    for (std::size_t i = 0; i < kNumVars; ++i)
+      parser.DefineConst(i == 0 ? first : kNames[i], env.v[i]);
     parser.SetExpr(expr);
     const double value = parser.Eval();
     if (parser.GetNumResults() != 1) {
@@ -143,6 +145,21 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
     out.value = v;
   }
   return out;
+}
+
+ClaimFormula::ClaimFormula(std::string name, std::string formula)
+    : name_(std::move(name)), formula_(std::move(formula)) {
+  Env env;
+  env.v.fill(1.5);
+  env.v[0] = 1e-5;
+  run(name_, "formula", formula_, env, "delta");
+}
+
+double ClaimFormula::evaluate(const Params& p, double delta) const {
+  validate(p);
+  Env env;
+  env.fill(p, delta);
+  return run(name_, "formula", formula_, env, "delta");
 }
 
 const std::vector<std::string>& CustomBound::variable_names() {

@@ -14,6 +14,7 @@
 #include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
+#include "rdpaudit/config/profile.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
@@ -645,6 +646,7 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reade
   read_tally(s, r);
   read_bounds(s, r);
   read_estimate(s, r, trajectories);
+  read_profile(s, r);
   r.reject_unused();
   check_scenario_limits(s, r, trajectories, source);
   return s;

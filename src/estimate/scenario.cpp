@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/rao_blackwell.hpp"
 #include "rdpaudit/rng/stream.hpp"
@@ -87,6 +88,41 @@ ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
   return run;
 }
 
+namespace {
+
+// The exact profile of a listed 1-D mixture (both directions); the root scan costs grid x
+// components per delta(eps), so larger mixtures are left out (exact Renyi values remain).
+void add_exact_profile(const config::Scenario& s, const GaussianMixture& p,
+                       const GaussianMixture& q, ScenarioEstimates& out) {
+  constexpr std::size_t kMaxComponents = 256;
+  if (p.dim != 1 || p.components() + q.components() > kMaxComponents) return;
+  for (int d : {kForward, kBackward}) {
+    const GaussianMixture& a = d == kForward ? p : q;
+    const GaussianMixture& b = d == kForward ? q : p;
+    ProfileEstimate e;
+    e.method = "exact-profile";
+    e.direction = d;
+    e.interval = "numerical bracket (root scan and bisection)";
+    e.epsilons = s.profile.epsilons;
+    e.deltas = s.profile.deltas;
+    for (double eps : e.epsilons) {
+      const double v = exact_delta(a, b, eps);
+      e.delta_value.push_back(v);
+      e.delta_lower.push_back(v);
+      e.delta_upper.push_back(v);
+    }
+    for (double delta : e.deltas) {
+      const EpsilonBracket x = exact_epsilon(a, b, delta);
+      e.epsilon_value.push_back(x.value);
+      e.epsilon_lower.push_back(x.lower);
+      e.epsilon_upper.push_back(x.upper);
+    }
+    out.profile.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
 ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& selection,
                                     const sim::ScenarioTallies& t, std::uint64_t seed) {
   ScenarioEstimates out;
@@ -108,6 +144,15 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
                                     t.dprime.scores.at(k).counts, out.alphas, options, &bootstrap,
                                     &out.rigorous);
       out.estimates.insert(out.estimates.end(), e.begin(), e.end());
+      if (s.profile.enabled) {
+        // The privacy profile from the same counts: tail sets of the same score.
+        out.profiles.push_back(profile_counts(selection.scores[k], t.d.scores.at(k).counts,
+                                              t.dprime.scores.at(k).counts));
+        for (auto& p : profile_estimates(out.profiles.back(), s.profile.epsilons, s.profile.deltas,
+                                         spec.confidence)) {
+          out.profile.push_back(std::move(p));
+        }
+      }
     }
   }
 
@@ -130,6 +175,7 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
     auto values = exact ? exact_renyi(law, law_prime, out.alphas)
                         : rao_blackwell_renyi(law, law_prime, out.alphas, rb);
     out.estimates.insert(out.estimates.end(), values.begin(), values.end());
+    if (exact && s.profile.enabled) add_exact_profile(s, law, law_prime, out);
   } else {
     out.mixture = mix ? "none: quadrature is for d <= 2" : "none: " + why;
   }

@@ -178,6 +178,53 @@ void write_bounds(const Group& g, const audit::BoundTable& b, config::Adjacency 
   g.dataset("adjacency", adjacency);
 }
 
+// The privacy profiles (estimates/profile): one row per (method, direction), the eps grid
+// and the deltas as attributes-like datasets, values as rows x grid matrices.
+void write_profile(const Group& g, const config::Scenario& s,
+                   const std::vector<estimate::ProfileEstimate>& rows) {
+  const auto& eps = s.profile.epsilons;
+  const auto& deltas = s.profile.deltas;
+  g.dataset("epsilons", eps.data(), shape(static_cast<std::int64_t>(eps.size())));
+  g.dataset("deltas", deltas.data(), shape(static_cast<std::int64_t>(deltas.size())));
+  std::vector<std::string> method, interval;
+  std::vector<int> direction;
+  std::vector<double> dv, dl, du, ev, el, eu;
+  for (const auto& r : rows) {
+    method.push_back(r.method);
+    interval.push_back(r.interval);
+    direction.push_back(r.direction);
+    dv.insert(dv.end(), r.delta_value.begin(), r.delta_value.end());
+    dl.insert(dl.end(), r.delta_lower.begin(), r.delta_lower.end());
+    du.insert(du.end(), r.delta_upper.begin(), r.delta_upper.end());
+    ev.insert(ev.end(), r.epsilon_value.begin(), r.epsilon_value.end());
+    el.insert(el.end(), r.epsilon_lower.begin(), r.epsilon_lower.end());
+    eu.insert(eu.end(), r.epsilon_upper.begin(), r.epsilon_upper.end());
+  }
+  const auto n = static_cast<std::int64_t>(rows.size());
+  g.dataset("method", method);
+  g.dataset("interval", interval);
+  g.dataset("direction", direction.data(), shape(n));
+  const Shape by_eps = shape(n, static_cast<std::int64_t>(eps.size()));
+  const Shape by_delta = shape(n, static_cast<std::int64_t>(deltas.size()));
+  g.dataset("delta_value", dv.data(), by_eps);
+  g.dataset("delta_lower", dl.data(), by_eps);
+  g.dataset("delta_upper", du.data(), by_eps);
+  g.dataset("epsilon_value", ev.data(), by_delta);
+  g.dataset("epsilon_lower", el.data(), by_delta);
+  g.dataset("epsilon_upper", eu.data(), by_delta);
+}
+
+void write_claims(const Group& g, const audit::ClaimTable& c) {
+  g.dataset("deltas", c.deltas.data(), shape(static_cast<std::int64_t>(c.deltas.size())));
+  g.dataset("names", c.names);
+  g.dataset("kinds", c.kinds);
+  g.dataset("sources", c.sources);
+  g.dataset(
+      "values", c.values.data(),
+      shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.deltas.size())));
+  g.dataset("reasons", c.reasons);
+}
+
 template <typename T, typename F>
 std::vector<T> column(const std::vector<audit::Cell>& cells, F f) {
   std::vector<T> out;
@@ -247,6 +294,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   const auto bound = column<std::int64_t>(cells, [](const audit::Cell& x) { return x.bound; });
   c.dataset("bound", bound.data(), n);
   reals("alpha", [](const audit::Cell& x) { return x.alpha; });
+  reals("delta", [](const audit::Cell& x) { return x.delta; });
   const auto dir = column<int>(cells, [](const audit::Cell& x) { return x.direction; });
   c.dataset("direction", dir.data(), n);
   reals("bound_value", [](const audit::Cell& x) { return x.bound_value; });
@@ -270,7 +318,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
 
 void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
                                  const estimate::ScenarioEstimates& est,
-                                 const audit::BoundTable& bounds) {
+                                 const audit::BoundTable& bounds, const audit::ClaimTable* claims) {
   Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
   g.attr("index", s.index);
   std::vector<std::string> keys, texts;
@@ -360,6 +408,10 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   write_tally(g.create_group("Dprime"), t.dprime, s.raw_cap);
   write_estimates(g.create_group("estimates"), s, est);
   write_bounds(g.create_group("bounds"), bounds, s.data.adjacency);
+  if (s.profile.enabled) {
+    write_profile(g.create_group("estimates/profile"), s, est.profile);
+    if (claims) write_claims(g.create_group("claims"), *claims);
+  }
 }
 
 void ResultsWriter::add_outcome(std::int64_t counted, int looks, int looks_planned,

@@ -96,6 +96,11 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
   const auto t_low = c.read_doubles("tightness_lower");
   const auto close = c.read_ints("close");
   const auto note = c.read_strings("note");
+  // (eps, delta) claim cells (format 2.0 files written before them have no column): their
+  // delta in (0, 1), alpha NaN.
+  const auto delta =
+      c.has("delta") ? c.read_doubles("delta") : std::vector<double>(scenario.size(), audit::kNaN);
+  require_rows("/audit/cells", scenario.size(), {{"delta", delta.size()}});
   require_rows("/audit/cells", scenario.size(),
                {{"bound", bound.size()},
                 {"alpha", alpha.size()},
@@ -127,8 +132,13 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
       throw InputError("/audit/cells/bound", std::to_string(bound[i]), "a row of /audit/bounds");
     x.bound = static_cast<std::size_t>(bound[i]);
     x.alpha = alpha[i];
-    if (!(x.alpha > 1.0 && std::isfinite(x.alpha)))
-      throw InputError("/audit/cells/alpha", fmt::format("{}", x.alpha), "an order > 1");
+    x.delta = delta[i];
+    if (x.is_claim() ? !(x.delta > 0.0 && x.delta < 1.0)
+                     : !(x.alpha > 1.0 && std::isfinite(x.alpha))) {
+      throw InputError(x.is_claim() ? "/audit/cells/delta" : "/audit/cells/alpha",
+                       fmt::format("{}", x.is_claim() ? x.delta : x.alpha),
+                       x.is_claim() ? "a delta in (0, 1)" : "an order > 1");
+    }
     if (direction[i] != 0 && direction[i] != 1)
       throw InputError("/audit/cells/direction", std::to_string(direction[i]), "0 or 1");
     x.direction = static_cast<int>(direction[i]);

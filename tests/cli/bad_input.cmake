@@ -33,6 +33,12 @@ string(REPLACE "lambda = 1.0" "lambda = 1.0\ndim = 12" big_dim "${base}")
 expect_failure(dim_out_of_range "${big_dim}[noise]\nsigma = 1\n" "model.dim = 12 (must be in [1, 8])")
 string(REPLACE "n = 10" "n = 10\ndiffering_index = 10" bad_index "${base}")
 expect_failure(index_outside "${bad_index}[noise]\nsigma = 1\n" "data.differing_index = 10 (must be in [0, 9]")
+# [profile] (issue 14): a delta outside (0, 1), an eps grid that is not increasing, a claim
+# formula that is not finite.
+set(noise "[noise]\nsigma = 1\n")
+expect_failure(profile_delta "${base}${noise}[profile]\ndeltas = [1e-5, 1.5]\n" "profile.deltas[1] = 1.5 (delta in (0, 1))")
+expect_failure(profile_eps_grid "${base}${noise}[profile]\nepsilons = [0, 2, 1]\n" "profile.epsilons[2] = 1 (strictly increasing")
+expect_failure(profile_claim_inf "${base}${noise}[profile]\n[[profile.claims]]\nname = \"x\"\nformula = \"ln(delta - delta)\"\n" "profile.claims[0].formula = \"ln(delta - delta)\" (a finite eps at every delta")
 
 # The crafted-gradient preset: `validate` decides (exit 2, the key and value named), and `run`
 # writes nothing.

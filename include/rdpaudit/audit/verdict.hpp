@@ -74,10 +74,30 @@ struct BoundTable {
 /// (default: bounds::default_table_alphas()).
 BoundTable audited_bounds(const config::Scenario& s);
 
+/// The (eps, delta) claims of one scenario at profile.deltas ([profile] on): first each
+/// audited Renyi bound's consequence (profile.conversions; Canonne, Kamath & Steinke 2020,
+/// Proposition 12, minimised over the bound's audited orders: valid at any order, so a valid
+/// Renyi bound's conversion is a valid claim), then the user's claims. values is names x
+/// deltas (the claimed eps); NaN where a claim does not apply.
+struct ClaimTable {
+  std::vector<double> deltas;
+  std::vector<std::string> names, kinds, sources, reasons;
+  std::vector<bool> expect_violated;
+  std::vector<double> values;
+  double value(std::size_t claim, std::size_t delta) const {
+    return values[claim * deltas.size() + delta];
+  }
+};
+ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi);
+
 struct Cell {
   int scenario = 0;
   std::size_t bound = 0;  ///< row of AuditResult::bounds
-  double alpha = 0.0;
+  double alpha = 0.0;     ///< NaN for an (eps, delta) claim
+  /// An (eps, delta) claim's delta (NaN for a Renyi bound): its null hypothesis is
+  /// eps(delta) <= bound_value, and estimate / exact / lower are values of eps(delta).
+  double delta = kNaN;
+  bool is_claim() const { return delta == delta; }
   int direction = 0;  ///< estimate::kForward or kBackward
   double bound_value = kNaN;
   double estimate = kNaN;  ///< best informative point estimate
@@ -97,6 +117,9 @@ struct Cell {
   bool close = false;             ///< not rejected by a small margin (see kCloseMargin)
   std::string note;
 };
+
+/// The cell's order as a table shows it: "2", or "d=1e-05" for an (eps, delta) claim.
+std::string order_text(const Cell& c);
 
 struct BoundRow {
   std::string name, kind, source;
@@ -156,6 +179,12 @@ class Auditor {
            estimate::ScenarioEstimates& estimates, const std::string& sweep_point,
            std::int64_t counted);
 
+  /// Adds the (eps, delta) claim cells of the scenario last passed to add(): p-values from
+  /// its profile families (Bonferroni over scores), the exact eps(delta) bracket where the
+  /// exact profile is known. Claims of a scenario without profile families are inconclusive.
+  void add_claims(const config::Scenario& s, const ClaimTable& claims,
+                  const estimate::ScenarioEstimates& estimates);
+
   /// Holm over all cells added, verdicts, simultaneous lower bounds, per-bound outcomes.
   AuditResult finish();
 
@@ -167,7 +196,9 @@ class Auditor {
   std::vector<std::vector<estimate::RigorousResult>> certificates_;  ///< per scenario
   std::vector<std::int64_t> trajectories_;                           ///< per scenario
   std::vector<std::size_t> cell_source_;  ///< per cell: its scenario's position above
-  std::size_t row_of(const BoundTable& t, std::size_t i);
+  std::vector<std::vector<estimate::ProfileCounts>> profiles_;  ///< per scenario
+  std::size_t row_of(const std::string& name, const std::string& kind, const std::string& source,
+                     bool expect_violated);
 };
 
 }  // namespace rdpaudit::audit

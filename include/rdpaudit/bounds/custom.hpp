@@ -68,4 +68,16 @@ class CustomBound {
   CustomBoundSpec spec_;
 };
 
+/// A claimed epsilon of an (eps, delta) claim (profile.claims[i].formula): a formula of
+/// `delta` and the names above except alpha. Throws FormulaError when it does not compile.
+class ClaimFormula {
+ public:
+  ClaimFormula(std::string name, std::string formula);
+  /// The claimed eps at this scenario and delta, as the formula gives it (NaN, inf included).
+  double evaluate(const Params& p, double delta) const;
+
+ private:
+  std::string name_, formula_;
+};
+
 }  // namespace rdpaudit::bounds

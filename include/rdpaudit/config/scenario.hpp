@@ -120,6 +120,29 @@ struct EstimateSpec {
   int bootstrap = 200;  ///< bootstrap replicates of the plug-in (diagnostic)
 };
 
+/// A user's (eps, delta) claim ([[profile.claims]]): eps(delta) <= the claimed eps, in both
+/// directions, at every delta of profile.deltas.
+struct ClaimText {
+  std::string name;
+  std::vector<double> epsilons;  ///< one per profile.deltas (profile.claims[i].epsilon)
+  std::string formula;           ///< or a muparser formula in delta and the scenario's names
+  bool expect_violated = false;  ///< expect = "violated" (default "holds")
+};
+
+/// The [profile] table: privacy-profile estimates and (eps, delta) claims. Off unless the
+/// table is present (its cells join the audit's Holm family, which changes every verdict's
+/// multiplicity).
+struct ProfileSpec {
+  bool enabled = false;
+  std::vector<double> epsilons;  ///< the grid of delta(eps) (profile.epsilons), increasing
+  std::vector<double> deltas;    ///< eps(delta) and the claims (profile.deltas), in (0, 1)
+  /// Audit every audited Renyi bound's (eps, delta) consequence (profile.conversions).
+  bool conversions = true;
+  std::vector<ClaimText> claims;
+  /// Conversions (named "<bound> (eps, delta)") expected violated (profile.expect_violated).
+  std::vector<std::string> expect_violated;
+};
+
 struct Scenario {
   int index = 0;
   /// Values of the swept keys at this point, in file order.
@@ -176,6 +199,7 @@ struct Scenario {
 
   BoundsSpec bounds;
   EstimateSpec estimate;  ///< the [estimate] table  ///< the [bounds] table
+  ProfileSpec profile;    ///< the [profile] table
 
   int n() const { return data.n(); }
 };

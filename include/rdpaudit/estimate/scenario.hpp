@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/estimate/types.hpp"
@@ -24,6 +25,12 @@ struct ScenarioEstimates {
   double seconds = 0.0;  ///< wall time of the estimation (after the last trajectory)
   /// The rigorous bounds' certificates (one per score), for the audit's p-values; not stored.
   std::vector<RigorousResult> rigorous;
+  /// Privacy-profile families (one per score) from the same counts ([profile] on): the
+  /// claims' certificates, for the audit's p-values.
+  std::vector<ProfileCounts> profiles;
+  /// Their certified profiles per score and direction, then the exact profile where the last
+  /// iterate is a listed 1-D Gaussian mixture ("exact-profile").
+  std::vector<ProfileEstimate> profile;
 };
 
 /// The selection phase of a scenario: chooses the score cells on the pilot's last iterates

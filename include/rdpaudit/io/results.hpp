@@ -30,7 +30,8 @@ class ResultsWriter {
  public:
   ResultsWriter(const std::string& path, const config::ExperimentSpec& spec, const RunInfo& run);
   void add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
-                    const estimate::ScenarioEstimates& e, const audit::BoundTable& bounds);
+                    const estimate::ScenarioEstimates& e, const audit::BoundTable& bounds,
+                    const audit::ClaimTable* claims = nullptr);
   /// The run's verdicts (/audit), written once after the last scenario.
   void add_audit(const audit::AuditResult& a);
   /// How the run ended: trajectories counted per dataset and scenario, the looks of a

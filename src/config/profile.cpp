@@ -1,0 +1,163 @@
+#include "rdpaudit/config/profile.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::config {
+
+namespace {
+
+constexpr std::size_t kMaxGrid = 10'000;
+
+std::string claim_key(std::size_t i, const std::string& leaf) {
+  return "profile.claims[" + std::to_string(i) + "]." + leaf;
+}
+
+// A strictly increasing list whose every value passes `ok`.
+std::vector<double> read_grid(Reader& r, const std::string& key, std::vector<double> fallback,
+                              bool (*ok)(double), const char* expected) {
+  auto v = r.vector(key);
+  if (!v) return fallback;
+  if (v->empty() || v->size() > kMaxGrid) {
+    throw InputError(r.display(key), fmt::format("{} values", v->size()),
+                     "1 to 10^4 values, strictly increasing");
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string at = r.display(key) + "[" + std::to_string(i) + "]";
+    if (!ok((*v)[i])) throw InputError(at, fmt::format("{}", (*v)[i]), expected);
+    if (i > 0 && !((*v)[i] > (*v)[i - 1])) {
+      throw InputError(
+          at, fmt::format("{}", (*v)[i]),
+          fmt::format("strictly increasing: greater than the previous value {}", (*v)[i - 1]));
+    }
+  }
+  return *v;
+}
+
+ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
+  ClaimText c;
+  bool has_epsilon = false;
+  for (const auto& [key, value] : t) {
+    const std::string k(key.str());
+    const std::string at = claim_key(i, k);
+    if (k == "name" || k == "formula") {
+      const auto* str = value.as_string();
+      if (!str || str->get().empty())
+        throw InputError(at, r.text(at), "must be a non-empty string");
+      (k == "name" ? c.name : c.formula) = str->get();
+    } else if (k == "epsilon") {
+      has_epsilon = true;
+      const auto number = [&](const toml::node& n, const std::string& where) {
+        const auto v = n.value<double>();
+        if (!v || !std::isfinite(*v))
+          throw InputError(where, r.text(at), "must be a finite number (the claimed eps)");
+        return *v;
+      };
+      if (const auto* list = value.as_array()) {
+        for (std::size_t j = 0; j < list->size(); ++j)
+          c.epsilons.push_back(number(*list->get(j), at + "[" + std::to_string(j) + "]"));
+      } else {
+        c.epsilons.push_back(number(value, at));
+      }
+    } else if (k == "expect") {
+      const auto* str = value.as_string();
+      if (!str || (str->get() != "holds" && str->get() != "violated"))
+        throw InputError(at, r.text(at), "must be \"holds\" or \"violated\"");
+      c.expect_violated = str->get() == "violated";
+    } else {
+      throw InputError(at, r.text(at), "unknown key (known: name, epsilon, formula, expect)");
+    }
+  }
+  if (c.name.empty()) throw InputError(claim_key(i, "name"), "<missing>", "required");
+  if (has_epsilon == !c.formula.empty()) {
+    throw InputError(claim_key(i, "epsilon"),
+                     has_epsilon ? r.text(claim_key(i, "epsilon")) : "<missing>",
+                     "give exactly one of epsilon (one per profile.deltas) and formula");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string conversion_name(const std::string& bound) {
+  return bound + " (eps, delta)";
+}
+
+void read_profile(Scenario& s, Reader& r) {
+  ProfileSpec& p = s.profile;
+  p.enabled = r.has("profile");
+  if (auto on = r.boolean("profile.enabled")) p.enabled = *on;
+  std::vector<double> eps_default;
+  for (int i = 0; i <= 100; ++i) eps_default.push_back(0.1 * i);
+  p.epsilons = read_grid(
+      r, "profile.epsilons", eps_default, [](double x) { return x >= 0.0 && std::isfinite(x); },
+      "eps >= 0 and finite");
+  p.deltas = read_grid(
+      r, "profile.deltas", {1e-5}, [](double x) { return x > 0.0 && x < 1.0; }, "delta in (0, 1)");
+  p.conversions = r.boolean("profile.conversions").value_or(true);
+
+  if (const toml::array* arr = r.table_array("profile.claims")) {
+    const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const auto* t = arr->get(i)->as_table();
+      if (!t)
+        throw InputError("profile.claims[" + std::to_string(i) + "]", "...", "must be a table");
+      ClaimText c = read_claim(r, *t, i);
+      for (const auto& prev : p.claims) {
+        if (prev.name == c.name)
+          throw InputError(claim_key(i, "name"), "\"" + c.name + "\"", "duplicate claim name");
+      }
+      for (const auto& b : s.bounds.custom) {
+        if (b.name == c.name)
+          throw InputError(claim_key(i, "name"), "\"" + c.name + "\"",
+                           "is the name of a custom bound");
+      }
+      if (!c.epsilons.empty() && c.epsilons.size() != p.deltas.size()) {
+        throw InputError(
+            claim_key(i, "epsilon"), r.text(claim_key(i, "epsilon")),
+            fmt::format("one claimed eps per profile.deltas ({} values)", p.deltas.size()));
+      }
+      if (!c.formula.empty()) {
+        try {
+          const bounds::ClaimFormula f(c.name, c.formula);
+          for (double delta : p.deltas) {
+            const double eps = f.evaluate(sb.params, delta);
+            if (!std::isfinite(eps)) {
+              throw InputError(
+                  claim_key(i, "formula"), "\"" + c.formula + "\"",
+                  fmt::format("a finite eps at every delta; it gives {} at delta = "
+                              "{:g}{}",
+                              eps, delta, s.sweep_point.empty() ? "" : " in a swept scenario"));
+            }
+          }
+        } catch (const bounds::FormulaError& e) {
+          throw InputError(claim_key(i, "formula"), "\"" + c.formula + "\"",
+                           std::string("a formula of delta and the scenario's names: ") + e.what());
+        }
+      }
+      p.claims.push_back(std::move(c));
+    }
+  }
+  if (auto names = r.strings("profile.expect_violated")) {
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      bool known = false;
+      for (const auto& b : bounds::bound_catalogue())
+        known |= conversion_name(b.name) == (*names)[i];
+      for (const auto& b : s.bounds.custom) known |= conversion_name(b.name) == (*names)[i];
+      if (!known) {
+        throw InputError(r.display("profile.expect_violated") + "[" + std::to_string(i) + "]",
+                         "\"" + (*names)[i] + "\"",
+                         "the conversion of a bound, \"<bound> (eps, delta)\" (claims say it with "
+                         "their own expect)");
+      }
+    }
+    p.expect_violated = *names;
+  }
+}
+
+}  // namespace rdpaudit::config

@@ -1,0 +1,68 @@
+"""Privacy profiles and (eps, delta) claims read back by the Python reader and drawn (ctest).
+
+Usage: /usr/bin/python3 test_profile_reader.py RDPAUDIT_CLI SOURCE_DIR WORKDIR
+Runs tests/data/profile_claims.toml small, then checks estimates/profile and claims/ against
+the Gaussian pair's closed form (Balle & Wang 2018, Theorem 8) and that
+<experiment>_profile.png is drawn.
+"""
+
+import math
+import os
+import subprocess
+import sys
+
+cli, source, work = sys.argv[1:4]
+sys.path.insert(0, os.path.join(source, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+from rdpaudit import load  # noqa: E402
+from checks import check, finish  # noqa: E402
+
+os.makedirs(work, exist_ok=True)
+out = os.path.join(work, "profile_claims.h5")
+subprocess.run([cli, "run", os.path.join(source, "tests/data/profile_claims.toml"), "-o", out,
+                "--trajectories", "20000", "--threads", "1"], check=True,
+               stdout=subprocess.DEVNULL)
+
+
+def phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+with load(out) as r:
+    s = r.scenarios[0]
+    p = s.profile()
+    check(p is not None, "estimates/profile is read")
+    check(list(p.epsilons) == [0, 0.5, 1, 1.5, 2, 3, 4], f"epsilons {p.epsilons}")
+    check(list(p.deltas) == [1e-5, 1e-3], f"deltas {p.deltas}")
+    methods = sorted({(row["method"], row["direction"]) for row in p.rows})
+    check(methods == [("exact-profile", 0), ("exact-profile", 1), ("profile-cp", 0),
+                      ("profile-cp", 1)], f"rows {methods}")
+    for row in p.rows:
+        if row["method"] == "exact-profile":
+            # mu / s = 1: delta(eps) = Phi(1/2 - eps) - e^eps Phi(-1/2 - eps).
+            truth = [phi(0.5 - e) - math.exp(e) * phi(-0.5 - e) for e in p.epsilons]
+            check(np.allclose(row["delta_value"], truth, rtol=1e-8, atol=1e-15),
+                  f"exact profile {row['delta_value']} against {truth}")
+            check(np.allclose(row["epsilon_value"], [4.377178095681, 3.138670548583],
+                              rtol=1e-9), f"exact eps(delta) {row['epsilon_value']}")
+        else:
+            check(np.all(np.isinf(row["delta_upper"])), "certified rows are one-sided")
+            check(np.all(row["epsilon_lower"] <= [4.3771781, 3.1386706]),
+                  f"certified eps(delta) {row['epsilon_lower']} below the truth")
+            check(np.all(np.diff(row["delta_lower"]) <= 0), "delta_lo(eps) non-increasing")
+    c = s.claims()
+    check(c.names == ["gaussian_composition (eps, delta)", "half_truth", "truth"],
+          f"claims {c.names}")
+    check(c.kinds == ["conversion", "claim", "claim"], f"kinds {c.kinds}")
+    check(c.values.shape == (3, 2) and c.values[1, 1] == 1.5693353, f"values {c.values}")
+    a = r.audit()
+    claim_cells = ~np.isnan(a.cells["delta"])
+    check(claim_cells.sum() == 12, f"{claim_cells.sum()} claim cells, expected 3 x 2 x 2")
+    check(np.all(np.isnan(a.cells["alpha"][claim_cells])), "claim cells have no order")
+
+plots = subprocess.run([cli, "plot", out, "--out", work], capture_output=True, text=True)
+check(plots.returncode == 0, f"plot: exit {plots.returncode}: {plots.stderr}")
+png = os.path.join(work, "profile_claims_profile.png")
+check(os.path.exists(png) and os.path.getsize(png) > 10000, "the profile figure is drawn")
+finish()
