@@ -90,6 +90,9 @@ def equality(work, nompi):
     return lines
 
 
+SIGNALS = [signal.SIGKILL, signal.SIGINT]
+
+
 def resume(work):
     cfg = os.path.join(ROOT, "bench", "w1.toml")
     # bench/w1.toml turns estimation off; the resume study runs the whole pipeline.
@@ -113,7 +116,7 @@ def resume(work):
     lines = [f"Uninterrupted run: {total:.1f} s (median of 3, --checkpoint-every 0).", "",
              "| signal | stopped at (s after start) | status | resumed: identical |",
              "|---|---|---|---|"]
-    for sig in (signal.SIGKILL, signal.SIGINT):
+    for sig in SIGNALS:
         for trial in range(3):
             out = os.path.join(work, f"w1_{sig.name}_{trial}.h5")
             for f in (out, out + ".ckpt"):
@@ -126,7 +129,10 @@ def resume(work):
             proc.send_signal(sig)
             proc.wait()
             status = proc.returncode
-            sh([*base, "-o", out, "--checkpoint-every", "5", "--resume"])
+            if status == 0:  # the interrupt came after the counting: the run finished
+                status = "0 (finished)"
+            else:
+                sh([*base, "-o", out, "--checkpoint-every", "5", "--resume"])
             diff = differences(ref, out)
             lines.append(f"| {sig.name} | {at:.1f} | {status} | "
                          f"{'yes' if not diff else 'NO: ' + '; '.join(diff[:3])} |")
@@ -161,7 +167,9 @@ def main():
     ap.add_argument("--part", default="all")
     ap.add_argument("--nompi", default="")
     ap.add_argument("--out", default="")
+    ap.add_argument("--signals", default="KILL,INT", help="resume: which signals (KILL,INT)")
     a = ap.parse_args()
+    SIGNALS[:] = [getattr(signal, "SIG" + x) for x in a.signals.split(",")]
     work = tempfile.mkdtemp(prefix="rdpaudit_split_")
     report = [f"Measured {time.strftime('%Y-%m-%d %H:%M')} (`uptime`: "
               f"{os.getloadavg()[0]:.1f} load), command: "

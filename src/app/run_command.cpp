@@ -286,6 +286,10 @@ int run_command(const RunArgs& args) {
   look = std::min(look, static_cast<int>(rounds.size()));
   progress.finish();
   stop_gracefully_on_interrupt(false);
+  if (stop_requested() && par::root()) {
+    std::fprintf(stderr, "rdpaudit: the interrupt came after the last trajectory was counted: "
+                         "finishing the results file\n");
+  }
   if (!par::root()) return 0;
   std::error_code ec;
   if (part) {
