@@ -61,7 +61,24 @@ class TrajectoryRunner {
         order_(order),
         seed_(seed),
         dataset_(dataset),
-        project_(std::isfinite(s.projection_diameter)) {}
+        project_(std::isfinite(s.projection_diameter)),
+        draws_(s) {
+    if constexpr (Loss::kSumOfRecords) {
+      // Sampling without replacement, few possible batches: the record sum of every batch,
+      // by rank (BatchSchedule::next_subset_rank), formed as sum_records forms it.
+      const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
+      if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && ranks > 0 &&
+          ranks * Loss::d <= kMaxSubsetSums) {
+        subset_sums_.resize(ranks * Loss::d);
+        std::vector<int> idx(static_cast<std::size_t>(s.batch_size));
+        for (std::uint64_t r = 0; r < ranks; ++r) {
+          BatchSchedule::subset_of_rank(s.n(), s.batch_size, static_cast<std::uint32_t>(r),
+                                        idx.data());
+          sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
+        }
+      }
+    }
+  }
 
   /// Trajectories advanced together. Each step of one trajectory is a chain of dependent
   /// floating-point operations through theta; interleaving independent trajectories lets
@@ -71,8 +88,12 @@ class TrajectoryRunner {
   static constexpr int kLanes = 32;
   /// Largest per-lane cache of batch sums (doubles), see run().
   static constexpr long kMaxCachedSums = 4096;
+  /// Largest table of the record sums of every possible batch (doubles), see the constructor:
+  /// 256 KB, about what stays in the L2 cache of one core.
+  static constexpr std::uint64_t kMaxSubsetSums = 32768;
   /// Steps of noise drawn ahead per lane (see draw_noise).
   static constexpr int kNoiseSteps = 32;
+  static_assert(kNoiseSteps == BatchSchedule::kSubsetChunk, "run_by_sums draws both together");
 
   /// Writes the last iterates of trajectories j, ..., j + lanes - 1 (lanes <= kLanes) into
   /// out (lanes x d, row-major). Each trajectory draws only from its own streams, so the
@@ -133,7 +154,7 @@ class TrajectoryRunner {
       }
       noise.emplace_back(id(j + w, rng::Purpose::kNoise));
       batch_streams.emplace_back(id(j + w, rng::Purpose::kBatch));
-      batches.emplace_back(s_, order_, batch_streams.back());
+      batches.emplace_back(s_, order_, draws_, batch_streams.back());
     }
 
     // Losses whose gradient needs only the sum of the batch's records step all lanes at once
@@ -192,7 +213,9 @@ class TrajectoryRunner {
                    double (*theta)[Loss::d]) const {
     constexpr bool partition = kForm == kPartition, subset = kForm == kSubset;
     constexpr int d = Loss::d;
-    const long m = partition ? batches.front().batches_per_epoch() : 1;
+    // Cached batch sums per lane: an epoch's (partition), the next kNoiseSteps steps' (subset)
+    // or this step's (per step).
+    const long m = partition ? batches.front().batches_per_epoch() : subset ? kNoiseSteps : 1;
     const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
@@ -213,18 +236,36 @@ class TrajectoryRunner {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
       if constexpr (subset) {
-        for (int w = 0; w < lanes; ++w) store_sum(0, w, batches[w].next_subset(), size[w]);
+        if (c == 0) {
+          const long len = std::min<long>(kNoiseSteps, s_.steps - t);
+          for (int w = 0; w < lanes; ++w) {
+            if (subset_sums_.empty()) {
+              for (long i = 0; i < len; ++i) store_sum(i, w, batches[w].next_subset(), size[w]);
+              continue;
+            }
+            // Batch sums straight from the ranks as they are drawn (a rejected word's are
+            // written again); those past the trajectory's end are never read.
+            const double* table = subset_sums_.data();
+            double* to = sums.data() + w;
+            batches[w].next_subset_ranks([table, to](int i, std::uint32_t rank) {
+              const double* sum = table + static_cast<std::size_t>(rank) * d;
+              for (int k = 0; k < d; ++k) to[(i * d + k) * kLanes] = sum[k];
+            });
+          }
+        }
+        pos = c;
       } else if constexpr (!partition) {
         for (int w = 0; w < lanes; ++w) {
           const int* idx = batches[w].next(size[w]);
           store_sum(0, w, idx, size[w]);
         }
       } else if (pos == 0) {
-        for (int w = 0; w < lanes; ++w) {
-          const auto before = batches[w].generation();
-          batches[w].start_epoch();
-          if (t > 0 && batches[w].generation() == before) continue;  // same partition
-          for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
+        const auto before = batches.front().generation();
+        BatchSchedule::start_epochs(batches.data(), lanes);
+        if (t == 0 || batches.front().generation() != before) {  // a new partition
+          for (int w = 0; w < lanes; ++w) {
+            for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
+          }
         }
       }
       const double* batch_sum = sums.data() + pos * d * kLanes;
@@ -301,6 +342,8 @@ class TrajectoryRunner {
   std::uint64_t seed_;
   Dataset dataset_;
   bool project_;
+  BatchDraws draws_;                 ///< shared by every trajectory's BatchSchedule
+  std::vector<double> subset_sums_;  ///< by batch rank, d per batch (empty: no table)
 };
 
 /// Calls f(runner) with the runner of the scenario's loss family, instantiated for its

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "rdpaudit/config/load.hpp"
@@ -303,6 +304,48 @@ std = 0.2
             CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("the optimised kernels match the plain loop where batches have no sum table", "[sim]") {
+  // Sampling without replacement with too many tuples for a table of their sums (by rank, or
+  // by offsets), and shuffles of more than 64 records (Fisher-Yates).
+  for (auto [scheme, n, b] :
+       {std::tuple{"sample_without_replacement", 300, 2},
+        std::tuple{"sample_without_replacement", 300, 4}, std::tuple{"shuffle_each_epoch", 70, 7},
+        std::tuple{"shuffle_partition", 70, 7}}) {
+    // Records that all differ, so that a wrong batch changes the numbers.
+    std::string points = "[";
+    for (int i = 0; i < n; ++i)
+      points += fmt::format("{}[{}, {}]", i ? ", " : "", (i * 37 % 101) / 50.0 - 1, i / 100.0);
+    const std::string text = std::string(R"(
+[experiment]
+seed = 7
+trajectories = 40
+[model]
+loss = "quadratic"
+dim = 2
+lambda = 0.7
+[data]
+points = )") + points + R"(]
+replacement = [4.0, -3.0]
+differing_index = 2
+[training]
+scheme = ")" + scheme + R"("
+eta = 0.05
+batch_size = )" + std::to_string(b) +
+                             R"(
+epochs = 3
+[noise]
+sigma = 1.0
+)";
+    const auto s = scenario_of(text);
+    const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, sim::kDPrime, 0, 40);
+    for (int j = 0; j < 40; ++j) {
+      const auto want = reference_trajectory(s, sim::kDPrime, j);
+      INFO(scheme << " n " << n << " b " << b << " trajectory " << j);
+      for (int k = 0; k < 2; ++k) CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
     }
   }
 }
