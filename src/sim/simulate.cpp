@@ -1,5 +1,6 @@
 #include "rdpaudit/sim/simulate.hpp"
 
+#include <emmintrin.h>
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -288,14 +289,7 @@ class TrajectoryRunner {
       } else {
         step([&size](int w) { return size[w]; });
       }
-      if (project_) {
-        for (int w = 0; w < lanes; ++w) {
-          double v[d];
-          for (int k = 0; k < d; ++k) v[k] = th[k][w];
-          project(v);
-          for (int k = 0; k < d; ++k) th[k][w] = v[k];
-        }
-      }
+      if (project_) project_lanes(th);
       if constexpr (partition) {
         if (++pos == m) pos = 0;
       }
@@ -315,6 +309,34 @@ class TrajectoryRunner {
     for (int w = 0; w < lanes; ++w) {
       noise[w].normals(drawn, count);
       for (std::size_t i = 0; i < count; ++i) z[i][w] = s_.step_std * drawn[i];
+    }
+  }
+
+  /// project() of every lane of the lane-minor iterate th[k][w] (unused lanes too), with
+  /// the same operations in the same order: a vector loop over the lanes, where a lane inside
+  /// the ball keeps its iterate (selected, never recomputed).
+  void project_lanes(double (*th)[kLanes]) const {
+    constexpr int d = Loss::d;
+    const double radius = 0.5 * s_.projection_diameter;
+    double centre[d];
+    for (int k = 0; k < d; ++k) centre[k] = s_.projection_center(k);
+    for (int w0 = 0; w0 < kLanes; w0 += 2) {
+      // Two lanes per SSE2 register: sqrt and division are correctly rounded there as in
+      // the scalar code (a plain loop is not vectorised: std::sqrt may set errno).
+      __m128d sq = _mm_setzero_pd();
+      for (int k = 0; k < d; ++k) {
+        const __m128d c = _mm_sub_pd(_mm_load_pd(&th[k][w0]), _mm_set1_pd(centre[k]));
+        sq = _mm_add_pd(sq, _mm_mul_pd(c, c));
+      }
+      // project() returns when sq <= radius^2; a NaN sq goes on, as here.
+      const __m128d outside = _mm_cmpnle_pd(sq, _mm_set1_pd(radius * radius));
+      if (_mm_movemask_pd(outside) == 0) continue;
+      const __m128d scale = _mm_div_pd(_mm_set1_pd(radius), _mm_sqrt_pd(sq));
+      for (int k = 0; k < d; ++k) {
+        const __m128d t = _mm_load_pd(&th[k][w0]), c = _mm_set1_pd(centre[k]);
+        const __m128d moved = _mm_add_pd(c, _mm_mul_pd(scale, _mm_sub_pd(t, c)));
+        _mm_store_pd(&th[k][w0], _mm_or_pd(_mm_and_pd(outside, moved), _mm_andnot_pd(outside, t)));
+      }
     }
   }
 
