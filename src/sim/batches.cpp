@@ -38,8 +38,11 @@ std::vector<std::uint64_t> shuffle_bounds(const config::Scenario& s) {
   return bounds;
 }
 
-const bool kFastPdep = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("znver1") &&
-                       !__builtin_cpu_is("znver2");  // microcoded there: ~250 cycles
+const bool kFastPdep = [] {
+  __builtin_cpu_init();  // this initialiser may run before libgcc's
+  return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("znver1") &&
+         !__builtin_cpu_is("znver2");  // PDEP is microcoded there: about 250 cycles
+}();
 
 std::vector<std::uint64_t> subset_bounds(const config::Scenario& s, int chunk) {
   std::vector<std::uint64_t> bounds;

@@ -203,8 +203,11 @@ class TrajectoryRunner {
   /// Losses whose gradient needs only the sum of the batch's records: each step needs the
   /// batch's size and record sum per lane, then a few flops and one normal per coordinate.
   /// Under partition schemes every lane is at the same position of its epoch, and the m batch
-  /// sums of each lane are computed once per partition (cached: `partition`); otherwise each
-  /// lane draws its batch every step. Sums are formed in the order add_gradient forms them,
+  /// sums of each lane are computed once per partition (cached: `partition`; the lanes'
+  /// reshuffles drawn together, BatchSchedule::start_epochs). Sampling without replacement
+  /// (`subset`) fills the sums of the next kNoiseSteps steps of every lane at once, from the
+  /// table of every batch's sum by rank where there is one (subset_sums_). Poisson draws
+  /// each lane's batch every step. Sums are formed in the order add_gradient forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
