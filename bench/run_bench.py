@@ -121,9 +121,13 @@ def main():
     peer_run = rdpaudit(args.cli, work / "w1.toml", W1_STEPS, w1_m)[0]  # same run as the peers
 
     scheme_rates = {s: [] for s in schemes}
+    scheme_before = {s: [] for s in schemes}
     for _ in range(args.repeats):
         for s in schemes:
             scheme_rates[s].append(rdpaudit(args.cli, work / f"{s}.toml", W1_STEPS, args.scheme_trajectories)[0])
+            if args.baseline:  # right after, under the same load
+                scheme_before[s].append(
+                    rdpaudit(args.baseline, work / f"{s}.toml", W1_STEPS, args.scheme_trajectories)[0])
 
     losses = {"logistic_cor53 setting (d = 6)": ROOT / "bench" / "logistic.toml",
               "blog projected linear loss": ROOT / "bench" / "blog_linear.toml"}
@@ -153,7 +157,8 @@ def main():
     print(f"| `rdpaudit run`, estimation off | {med['run']:.3e} | {med['run'] / med['limit']:.2f} of the limit, "
           f"{med['run'] / med['probe']:.2f} x the probe |")
     print(f"| `rdpaudit run`, estimation on (defaults) | {med['run_est']:.3e} | "
-          f"{med['run_est'] / med['limit']:.2f} of the limit |")
+          f"{med['run_est'] / med['limit']:.2f} of the limit, {med['run_est'] / med['run']:.2f} x "
+          f"estimation off |")
     print(f"| (process CPU time: rdpaudit / probe) | {med['run_cpu']:.3e} / {med['probe_cpu']:.3e} | "
           f"{med['run_cpu'] / med['probe_cpu']:.2f} |")
     print()
@@ -168,11 +173,21 @@ def main():
     print(f"Batch schemes at the Figure 2 setting (n = 50, b = 2, K = 50, {args.scheme_trajectories} "
           f"trajectories, estimation off)")
     print()
-    print("| scheme | steps/s | / shuffle and partition |")
-    print("| --- | ---: | ---: |")
+    if args.baseline:
+        base_before = statistics.median(scheme_before["shuffle_partition"])
+        print("| scheme | steps/s | / shuffle and partition | before (--baseline) | / its shuffle and "
+              "partition | speed-up |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    else:
+        print("| scheme | steps/s | / shuffle and partition |")
+        print("| --- | ---: | ---: |")
     for s in schemes:
         rate = statistics.median(scheme_rates[s])
-        print(f"| {s} | {rate:.3e} | {rate / base:.2f} |")
+        row = f"| {s} | {rate:.3e} | {rate / base:.2f} |"
+        if args.baseline:
+            b = statistics.median(scheme_before[s])
+            row += f" {b:.3e} | {b / base_before:.2f} | {rate / b:.2f} x |"
+        print(row)
     print()
     print("Other losses (estimation off)")
     print()

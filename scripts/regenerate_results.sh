@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=./build/release/rdpaudit
-for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient; do
+for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient \
+    profile_cases profile_blog; do
   start=$(date +%s)
   "$cli" run "experiments/$name.toml" -o "results/$name.h5" > "build/regenerate_$name.log"
   echo "$name: $(( $(date +%s) - start )) s"

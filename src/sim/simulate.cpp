@@ -1,5 +1,6 @@
 #include "rdpaudit/sim/simulate.hpp"
 
+#include <emmintrin.h>
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -75,7 +76,24 @@ class TrajectoryRunner {
         order_(order),
         seed_(seed),
         dataset_(dataset),
-        project_(std::isfinite(s.projection_diameter)) {}
+        project_(std::isfinite(s.projection_diameter)),
+        draws_(s) {
+    if constexpr (Loss::kSumOfRecords) {
+      // Sampling without replacement, few possible batches: the record sum of every batch,
+      // by rank (BatchSchedule::next_subset_rank), formed as sum_records forms it.
+      const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
+      if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && ranks > 0 &&
+          ranks * Loss::d <= kMaxSubsetSums) {
+        subset_sums_.resize(ranks * Loss::d);
+        std::vector<int> idx(static_cast<std::size_t>(s.batch_size));
+        for (std::uint64_t r = 0; r < ranks; ++r) {
+          BatchSchedule::subset_of_rank(s.n(), s.batch_size, static_cast<std::uint32_t>(r),
+                                        idx.data());
+          sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
+        }
+      }
+    }
+  }
 
   /// Trajectories advanced together. Each step of one trajectory is a chain of dependent
   /// floating-point operations through theta; interleaving independent trajectories lets
@@ -85,8 +103,12 @@ class TrajectoryRunner {
   static constexpr int kLanes = 32;
   /// Largest per-lane cache of batch sums (doubles), see run().
   static constexpr long kMaxCachedSums = 4096;
+  /// Largest table of the record sums of every possible batch (doubles), see the constructor:
+  /// 256 KB, about what stays in the L2 cache of one core.
+  static constexpr std::uint64_t kMaxSubsetSums = 32768;
   /// Steps of noise drawn ahead per lane (see draw_noise).
   static constexpr int kNoiseSteps = 32;
+  static_assert(kNoiseSteps == BatchSchedule::kSubsetChunk, "run_by_sums draws both together");
 
   /// Writes the last iterates of trajectories j, ..., j + lanes - 1 (lanes <= kLanes) into
   /// out (lanes x d, row-major). Each trajectory draws only from its own streams, so the
@@ -147,7 +169,7 @@ class TrajectoryRunner {
       }
       noise.emplace_back(id(j + w, rng::Purpose::kNoise));
       batch_streams.emplace_back(id(j + w, rng::Purpose::kBatch));
-      batches.emplace_back(s_, order_, batch_streams.back());
+      batches.emplace_back(s_, order_, draws_, batch_streams.back());
     }
 
     // Losses whose gradient needs only the sum of the batch's records step all lanes at once
@@ -203,8 +225,11 @@ class TrajectoryRunner {
   /// Losses whose gradient needs only the sum of the batch's records: each step needs the
   /// batch's size and record sum per lane, then a few flops and one normal per coordinate.
   /// Under partition schemes every lane is at the same position of its epoch, and the m batch
-  /// sums of each lane are computed once per partition (cached: `partition`); otherwise each
-  /// lane draws its batch every step. Sums are formed in the order add_gradient forms them,
+  /// sums of each lane are computed once per partition (cached: `partition`; the lanes'
+  /// reshuffles drawn together, BatchSchedule::start_epochs). Sampling without replacement
+  /// (`subset`) fills the sums of the next kNoiseSteps steps of every lane at once, from the
+  /// table of every batch's sum by rank where there is one (subset_sums_). Poisson draws
+  /// each lane's batch every step. Sums are formed in the order add_gradient forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
@@ -214,7 +239,9 @@ class TrajectoryRunner {
                    double (*theta)[Loss::d]) const {
     constexpr bool partition = kForm == kPartition, subset = kForm == kSubset;
     constexpr int d = Loss::d;
-    const long m = partition ? batches.front().batches_per_epoch() : 1;
+    // Cached batch sums per lane: an epoch's (partition), the next kNoiseSteps steps' (subset)
+    // or this step's (per step).
+    const long m = partition ? batches.front().batches_per_epoch() : subset ? kNoiseSteps : 1;
     const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
@@ -239,18 +266,36 @@ class TrajectoryRunner {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
       if constexpr (subset) {
-        for (int w = 0; w < lanes; ++w) store_sum(0, w, batches[w].next_subset(), size[w]);
+        if (c == 0) {
+          const long len = std::min<long>(kNoiseSteps, s_.steps - t);
+          for (int w = 0; w < lanes; ++w) {
+            if (subset_sums_.empty()) {
+              for (long i = 0; i < len; ++i) store_sum(i, w, batches[w].next_subset(), size[w]);
+              continue;
+            }
+            // Batch sums straight from the ranks as they are drawn (a rejected word's are
+            // written again); those past the trajectory's end are never read.
+            const double* table = subset_sums_.data();
+            double* to = sums.data() + w;
+            batches[w].next_subset_ranks([table, to](int i, std::uint32_t rank) {
+              const double* sum = table + static_cast<std::size_t>(rank) * d;
+              for (int k = 0; k < d; ++k) to[(i * d + k) * kLanes] = sum[k];
+            });
+          }
+        }
+        pos = c;
       } else if constexpr (!partition) {
         for (int w = 0; w < lanes; ++w) {
           const int* idx = batches[w].next(size[w]);
           store_sum(0, w, idx, size[w]);
         }
       } else if (pos == 0) {
-        for (int w = 0; w < lanes; ++w) {
-          const auto before = batches[w].generation();
-          batches[w].start_epoch();
-          if (t > 0 && batches[w].generation() == before) continue;  // same partition
-          for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
+        const auto before = batches.front().generation();
+        BatchSchedule::start_epochs(batches.data(), lanes);
+        if (t == 0 || batches.front().generation() != before) {  // a new partition
+          for (int w = 0; w < lanes; ++w) {
+            for (long b = 0; b < m; ++b) store_sum(b, w, batches[w].batch_at(b), size[w]);
+          }
         }
       }
       const double* batch_sum = sums.data() + pos * d * kLanes;
@@ -286,14 +331,7 @@ class TrajectoryRunner {
       } else {
         step([&size](int w) { return size[w]; });
       }
-      if (project_) {
-        for (int w = 0; w < lanes; ++w) {
-          double v[d];
-          for (int k = 0; k < d; ++k) v[k] = th[k][w];
-          project(v);
-          for (int k = 0; k < d; ++k) th[k][w] = v[k];
-        }
-      }
+      if (project_) project_lanes(th);
       if constexpr (partition) {
         if (++pos == m) pos = 0;
       }
@@ -313,6 +351,34 @@ class TrajectoryRunner {
     for (int w = 0; w < lanes; ++w) {
       noise[w].normals(drawn, count);
       for (std::size_t i = 0; i < count; ++i) z[i][w] = s_.step_std * drawn[i];
+    }
+  }
+
+  /// project() of every lane of the lane-minor iterate th[k][w] (unused lanes too), with
+  /// the same operations in the same order: a vector loop over the lanes, where a lane inside
+  /// the ball keeps its iterate (selected, never recomputed).
+  void project_lanes(double (*th)[kLanes]) const {
+    constexpr int d = Loss::d;
+    const double radius = 0.5 * s_.projection_diameter;
+    double centre[d];
+    for (int k = 0; k < d; ++k) centre[k] = s_.projection_center(k);
+    for (int w0 = 0; w0 < kLanes; w0 += 2) {
+      // Two lanes per SSE2 register: sqrt and division are correctly rounded there as in
+      // the scalar code (a plain loop is not vectorised: std::sqrt may set errno).
+      __m128d sq = _mm_setzero_pd();
+      for (int k = 0; k < d; ++k) {
+        const __m128d c = _mm_sub_pd(_mm_load_pd(&th[k][w0]), _mm_set1_pd(centre[k]));
+        sq = _mm_add_pd(sq, _mm_mul_pd(c, c));
+      }
+      // project() returns when sq <= radius^2; a NaN sq goes on, as here.
+      const __m128d outside = _mm_cmpnle_pd(sq, _mm_set1_pd(radius * radius));
+      if (_mm_movemask_pd(outside) == 0) continue;
+      const __m128d scale = _mm_div_pd(_mm_set1_pd(radius), _mm_sqrt_pd(sq));
+      for (int k = 0; k < d; ++k) {
+        const __m128d t = _mm_load_pd(&th[k][w0]), c = _mm_set1_pd(centre[k]);
+        const __m128d moved = _mm_add_pd(c, _mm_mul_pd(scale, _mm_sub_pd(t, c)));
+        _mm_store_pd(&th[k][w0], _mm_or_pd(_mm_and_pd(outside, moved), _mm_andnot_pd(outside, t)));
+      }
     }
   }
 
@@ -340,6 +406,8 @@ class TrajectoryRunner {
   std::uint64_t seed_;
   Dataset dataset_;
   bool project_;
+  BatchDraws draws_;                 ///< shared by every trajectory's BatchSchedule
+  std::vector<double> subset_sums_;  ///< by batch rank, d per batch (empty: no table)
 };
 
 /// Calls f(runner) with the runner of the scenario's loss family, instantiated for its

@@ -74,6 +74,25 @@ TEST_CASE("The ziggurat splits its word into disjoint layer and sign and uniform
   CHECK(ziggurat_abscissa(0x7FF) == 0.0);  // bits 0-10 do not reach u
 }
 
+TEST_CASE("The signed table gives the fast path's value with its sign, bit for bit",
+          "[rng][ziggurat]") {
+  rdpaudit::rng::Stream stream({2, 0, 0, 9, rdpaudit::rng::Purpose::kTest});
+  std::vector<std::uint64_t> words;
+  for (int i = 0; i < 200000; ++i) words.push_back(stream());
+  for (std::uint64_t low = 0; low < 512; ++low) {
+    words.push_back(low);                              // u = 0: +0.0 or -0.0
+    words.push_back(low | (~std::uint64_t{0} << 11));  // the largest u
+  }
+  for (std::uint64_t word : words) {
+    const double want = ziggurat_signed(ziggurat_abscissa(word), word);
+    const double got = ziggurat_fast_value(word);
+    INFO("word " << word);
+    REQUIRE(std::signbit(got) == std::signbit(want));
+    REQUIRE(got == want);
+    REQUIRE(kZigSignedLayer[word & 0x1FF].accept == kZigLayer[word & 0xFF].accept);
+  }
+}
+
 TEST_CASE("The wedge squeeze decides only where the exact density agrees", "[rng][ziggurat]") {
   // Points spread over every wedge, judged against f in long double; the squeeze must never
   // contradict it, and must settle most points (else it saves no exp calls).

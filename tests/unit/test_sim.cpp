@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "rdpaudit/config/load.hpp"
@@ -133,6 +134,28 @@ TEST_CASE("clipped per-example logistic gradients never exceed the clip norm", "
   }
 }
 
+TEST_CASE("the logistic softmax skips exp only where it is exactly 1", "[sim][loss]") {
+  const sim::LogisticLoss<6> loss{0.1, std::numeric_limits<double>::infinity(), 2, 2};
+  double theta[6] = {0.3, -0.2, 0.1, -0.5, 0.4, 0.05};
+  const double x[2] = {0.7, -1.2};
+  for (int y : {0, 1}) {
+    double g[6];
+    loss.example_gradient(theta, x, y, g);
+    // The softmax written out with both exp calls: the same bits.
+    const double l0 = 0.1 + 0.3 * 0.7 + -0.2 * -1.2, l1 = 0.05 + -0.5 * 0.7 + 0.4 * -1.2;
+    const double top = std::max(l0, l1), e0 = std::exp(l0 - top), e1 = std::exp(l1 - top);
+    const double total = 0.0 + e0 + e1;
+    const double c0 = e0 / total - (y == 0), c1 = e1 / total - (y == 1);
+    const double want[6] = {c0 * 0.7, c0 * -1.2, c0, c1 * 0.7, c1 * -1.2, c1};
+    for (int k = 0; k < 6; ++k) CHECK(g[k] == want[k]);
+  }
+  // An infinite logit: inf - inf is NaN, and NaN goes through exp as before.
+  theta[2] = std::numeric_limits<double>::infinity();
+  double g[6];
+  loss.example_gradient(theta, x, 0, g);
+  CHECK(std::isnan(g[0]));
+}
+
 TEST_CASE("unclipped logistic gradient equals a finite difference of the loss", "[sim][loss]") {
   const int f = 2, c = 3, d = (f + 1) * c;
   const sim::LogisticLoss<9> loss{0.0, config::kInf, f, c};
@@ -240,6 +263,19 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
     rng::Stream init(id(rng::Purpose::kInit));
     for (int k = 0; k < d; ++k) theta[k] += s.init_std * init.normal();
   }
+  // Pi_K, written out: the projection onto the ball of diameter D around the centre.
+  const auto project = [&] {
+    if (!std::isfinite(s.projection_diameter)) return;
+    const double radius = 0.5 * s.projection_diameter;
+    double sq = 0;
+    for (int k = 0; k < d; ++k)
+      sq += (theta[k] - s.projection_center(k)) * (theta[k] - s.projection_center(k));
+    if (sq <= radius * radius) return;
+    for (int k = 0; k < d; ++k)
+      theta[k] =
+          s.projection_center(k) + radius / std::sqrt(sq) * (theta[k] - s.projection_center(k));
+  };
+  project();
   watch(0, theta);
   Eigen::MatrixXd x = s.data.points;
   if (dataset == sim::kDPrime || dataset == sim::kPilotDPrime)
@@ -266,6 +302,7 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
       if (crafted && in_d) g += batches.inverse_normaliser() * s.data.crafted_at(t)(k);
       theta[k] += s.step_std * noise.normal() - s.eta * g;
     }
+    project();
     watch(t + 1, theta);
   }
   return theta;
@@ -373,6 +410,53 @@ std = 0.2
             CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("the optimised kernels match the plain loop where batches have no sum table", "[sim]") {
+  // Sampling without replacement with too many tuples for a table of their sums (by rank, or
+  // by offsets), shuffles of more than 64 records (Fisher-Yates), and the lane-minor
+  // projection onto a ball most iterates leave (diameter 0.5).
+  for (auto [scheme, n, b, diameter] :
+       {std::tuple{"sample_without_replacement", 300, 2, ""},
+        std::tuple{"sample_without_replacement", 300, 4, ""},
+        std::tuple{"shuffle_each_epoch", 70, 7, ""}, std::tuple{"shuffle_partition", 70, 7, ""},
+        std::tuple{"sample_without_replacement", 50, 2, "0.5"},
+        std::tuple{"shuffle_partition", 50, 2, "0.5"}}) {
+    // Records that all differ, so that a wrong batch changes the numbers.
+    std::string points = "[";
+    for (int i = 0; i < n; ++i)
+      points += fmt::format("{}[{}, {}]", i ? ", " : "", (i * 37 % 101) / 50.0 - 1, i / 100.0);
+    const std::string text = std::string(R"(
+[experiment]
+seed = 7
+trajectories = 40
+[model]
+loss = "quadratic"
+dim = 2
+lambda = 0.7
+[data]
+points = )") + points + R"(]
+replacement = [4.0, -3.0]
+differing_index = 2
+[training]
+scheme = ")" + scheme + R"("
+eta = 0.05
+batch_size = )" + std::to_string(b) +
+                             R"(
+epochs = 3
+)" + (*diameter ? std::string("projection_diameter = ") + diameter + "\n" : "") +
+                             R"(
+[noise]
+sigma = 1.0
+)";
+    const auto s = scenario_of(text);
+    const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, sim::kDPrime, 0, 40);
+    for (int j = 0; j < 40; ++j) {
+      const auto want = reference_trajectory(s, sim::kDPrime, j);
+      INFO(scheme << " n " << n << " b " << b << " D " << diameter << " trajectory " << j);
+      for (int k = 0; k < 2; ++k) CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
     }
   }
 }

@@ -24,15 +24,23 @@ class BoundedDraws {
   /// out[k] uniform in [0, bounds[k]), independent, for k < size(); consecutive bounds whose
   /// product fits in 64 bits share one word of the stream.
   void draw(Stream& stream, std::uint32_t* out) const {
+    draw_to(stream, [out](int k, std::uint32_t value) { out[k] = value; });
+  }
+
+  /// draw() for callers that use each value at once: sink(k, value) for k = 0, 1, ...,
+  /// size() - 1 in order, except that the calls of a rejected word are made again, for the
+  /// same k, with the values of the next word: the last call for each k gives the value.
+  template <class Sink>
+  void draw_to(Stream& stream, Sink&& sink) const {
     const std::uint64_t* bounds = bounds_.data();
     for (const Group& g : groups_) {
-      const int first = g.first, end = g.first + g.count;  // locals: out may alias nothing here
+      const int first = g.first, end = g.first + g.count;  // locals: the sink may alias nothing
       const std::uint64_t threshold = g.threshold;
       for (;;) {
         std::uint64_t x = stream();
         for (int k = first; k < end; ++k) {
           const Uint128 m = static_cast<Uint128>(x) * bounds[k];
-          out[k] = static_cast<std::uint32_t>(m >> 64);
+          sink(k, static_cast<std::uint32_t>(m >> 64));
           x = static_cast<std::uint64_t>(m);
         }
         if (x >= threshold) break;  // probability of a retry: threshold / 2^64 < P / 2^64

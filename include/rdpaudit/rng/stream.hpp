@@ -77,9 +77,7 @@ class Stream {
   /// normal on the fast path (98.5% of calls); the rest takes the wedge or tail path.
   double normal() {
     const result_type word = (*this)();
-    if (detail::ziggurat_fast_accept(word)) {
-      return detail::ziggurat_signed(detail::ziggurat_abscissa(word), word);
-    }
+    if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_fast_value(word);
     return normal_slow(word);
   }
 
@@ -94,13 +92,16 @@ class Stream {
       bool slow = false;
       for (; i < stop; ++i) {
         const result_type word = buffer_[k++];
-        if (!detail::ziggurat_fast_accept(word)) {
+        // One table entry (signed scale, acceptance bound) per word: ziggurat_fast_accept
+        // and ziggurat_fast_value from the same load.
+        const detail::ZigLayer& layer = detail::kZigSignedLayer[word & 0x1FF];
+        if ((word >> 11) >= layer.accept) {
           next_ = k;
           out[i++] = normal_slow(word);  // may draw more words, and refill
           slow = true;
           break;
         }
-        out[i] = detail::ziggurat_signed(detail::ziggurat_abscissa(word), word);
+        out[i] = static_cast<double>(static_cast<std::int64_t>(word >> 11)) * layer.scale;
       }
       if (!slow) next_ = k;
     }

@@ -237,6 +237,23 @@ constexpr std::array<ZigLayer, kZigLayers> make_ziggurat_layers() {
 
 alignas(64) inline constexpr std::array<ZigLayer, kZigLayers> kZigLayer = make_ziggurat_layers();
 
+/// kZigLayer twice, the second time with the scales negated: entry 256 s + i is layer i for
+/// sign bit s, so bits 0-8 of a word (layer and sign) index the signed scale at once. u times
+/// the negated scale is exactly minus u times the scale (zero included: -0.0), so the fast
+/// path's value needs no separate sign step (ziggurat_fast_value).
+constexpr std::array<ZigLayer, 2 * kZigLayers> make_signed_ziggurat_layers() {
+  std::array<ZigLayer, 2 * kZigLayers> layers{};
+  const auto unsigned_layers = make_ziggurat_layers();
+  for (int i = 0; i < kZigLayers; ++i) {
+    layers[i] = unsigned_layers[i];
+    layers[kZigLayers + i] = {-unsigned_layers[i].scale, unsigned_layers[i].accept};
+  }
+  return layers;
+}
+
+alignas(64) inline constexpr std::array<ZigLayer, 2 * kZigLayers> kZigSignedLayer =
+    make_signed_ziggurat_layers();
+
 /// The candidate |x| of a 64-bit word: bits 0-7 pick the layer, bits 11-63 are u.
 inline double ziggurat_abscissa(std::uint64_t word) {
   return static_cast<double>(static_cast<std::int64_t>(word >> 11)) * kZigLayer[word & 0xFF].scale;
@@ -254,6 +271,12 @@ inline double ziggurat_signed(double x, std::uint64_t word) {
   bits ^= (word & 0x100) << 55;
   std::memcpy(&x, &bits, sizeof bits);
   return x;
+}
+
+/// ziggurat_signed(ziggurat_abscissa(word), word), the fast path's normal, from one table entry.
+inline double ziggurat_fast_value(std::uint64_t word) {
+  return static_cast<double>(static_cast<std::int64_t>(word >> 11)) *
+         kZigSignedLayer[word & 0x1FF].scale;
 }
 
 /// Cheap bounds that settle most wedge points without exp (a squeeze, as in Marsaglia's

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -13,11 +15,38 @@
 
 namespace rdpaudit::sim {
 
+namespace detail {
+/// Shuffles of up to this many records keep the records not yet picked in one 64-bit mask.
+constexpr int kMaskRecords = 64;
+/// out[k] = the rank[k]-th (from 0, in ascending order) of the records 0..n-1 not among
+/// out[0..k), for k < picks (rank[k] < n - k); then the records left, ascending, up to
+/// out[n-1]. n <= kMaskRecords. With `pdep`, by the BMI2 instruction PDEP (the CPU must have
+/// it); the same numbers either way.
+void order_by_rank(int n, const std::uint32_t* rank, int picks, int* out, bool pdep);
+/// Whether BatchSchedule takes order_by_rank's PDEP path on this CPU (BMI2, not microcoded).
+bool order_by_rank_uses_pdep();
+}  // namespace detail
+
+/// The radices of the draws of one scenario's schedules: the same for every trajectory, so
+/// that callers running many may build them once (BatchSchedule's second constructor).
+struct BatchDraws {
+  explicit BatchDraws(const config::Scenario& s);
+  rng::BoundedDraws shuffle;  ///< BatchSchedule::shuffle(): the picks' ranks, or Fisher-Yates
+  std::uint32_t ranks_count;  ///< subset_ranks(n, b) (sampling without replacement)
+  /// kSubsetChunk ranks uniform in [0, ranks_count), or, when there are too many,
+  /// kSubsetChunk x (offset k uniform in [0, n - k), k < b)
+  rng::BoundedDraws subset;
+};
+
 class BatchSchedule {
  public:
   /// `fixed_order` is the record order of the fixed-order scheme (shared, read-only).
   BatchSchedule(const config::Scenario& s, const std::vector<int>& fixed_order,
                 rng::Stream& stream);
+  /// The same schedule, with the draws' radices of the scenario built by the caller
+  /// (`draws`, shared, read-only, must outlive the schedule).
+  BatchSchedule(const config::Scenario& s, const std::vector<int>& fixed_order,
+                const BatchDraws& draws, rng::Stream& stream);
 
   /// Indices of the batch of the next step (steps 0, 1, 2, ... in order); valid until the
   /// next call.
@@ -25,6 +54,29 @@ class BatchSchedule {
   /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
   /// that know the scheme and want it inlined.
   const int* next_subset();
+  /// Sampling without replacement when subset_ranks() > 0: the rank of the next step's batch,
+  /// which is subset_of_rank(n, b, rank) (next_subset() returns those records). Callers that
+  /// keep a table of per-batch quantities by rank read it instead of the records.
+  std::uint32_t next_subset_rank();
+  /// Sampling without replacement draws the batches of this many steps at once (their ranks,
+  /// or offsets, share words: 5 steps per word at n = 50, b = 2, instead of one word per step).
+  static constexpr int kSubsetChunk = 32;
+  /// The ranks of the next kSubsetChunk batches, as kSubsetChunk next_subset_rank() calls
+  /// would give them, for callers that draw in chunks: calls f(i, rank) for batch i =
+  /// 0, 1, ..., kSubsetChunk - 1 in order, where a call may be repeated for the same i with
+  /// another rank (a rejected word, rng/bounded.hpp): the last call for each i counts. Only at
+  /// a chunk boundary (steps 0, kSubsetChunk, 2 kSubsetChunk, ... of the trajectory).
+  template <class F>
+  void next_subset_ranks(F&& f) {
+    draws_->subset.draw_to(stream_, f);
+  }
+  /// Ordered b-tuples of distinct records, n (n-1) ... (n-b+1), when that is below 2^32 (the
+  /// batches are then drawn by rank); 0 otherwise.
+  static std::uint64_t subset_ranks(int n, int b);
+  /// The batch of rank `rank` (< subset_ranks(n, b)) into out[0..b): offset k, digit k of the
+  /// rank in the mixed radix (n, n-1, ..., n-b+1) (most significant first), picks the
+  /// offset-th record, in ascending order, of those not picked before.
+  static void subset_of_rank(int n, int b, std::uint32_t rank, int* out);
   bool samples_without_replacement() const {
     return scheme_ == config::BatchScheme::kSampleWithoutReplacement;
   }
@@ -45,13 +97,22 @@ class BatchSchedule {
   void start_epoch() {
     if (scheme_ == config::BatchScheme::kShuffleEachEpoch) shuffle();
   }
+  /// start_epoch() of schedules[0..count) (of one scenario), the same draws; faster than
+  /// one after the other (their shuffles are interleaved).
+  static void start_epochs(BatchSchedule* schedules, int count);
   /// Batch j (< batches_per_epoch()) of the current partition, batch_size() records.
   const int* batch_at(long j) const { return order_.data() + j * b_; }
   int batch_size() const { return b_; }
 
  private:
-  static constexpr int kSmallSubset = 8;  ///< see next(): subsets up to this size without swaps
+  BatchSchedule(const config::Scenario& s, const std::vector<int>& fixed_order,
+                std::unique_ptr<const BatchDraws> own, const BatchDraws* shared,
+                rng::Stream& stream);
+  /// Subsets up to this size are picked by counting earlier picks (pick_unpicked), larger ones
+  /// by a partial Fisher-Yates; every ranked subset (subset_ranks() > 0) is this small.
+  static constexpr int kSmallSubset = 12;
   void shuffle();
+  void draw_subsets();  ///< the next kSubsetChunk ranks into ranks_, or batches into subsets_
 
   config::BatchScheme scheme_;
   int n_, b_;
@@ -61,40 +122,29 @@ class BatchSchedule {
   double q_, log1m_q_, inv_norm_;
   rng::Stream& stream_;
   const std::vector<int>& fixed_order_;
-  std::vector<int> order_;              ///< permutation / working array of this trajectory
-  rng::BoundedDraws shuffle_draws_;     ///< Fisher-Yates: j_i uniform in [0, i], i = n-1..1
-  rng::BoundedDraws subset_draws_;      ///< partial Fisher-Yates: uniform in [0, n - k), k < b
-  std::vector<std::uint32_t> offsets_;  ///< the draws of either
+  std::vector<int> order_;                       ///< permutation / working array of this trajectory
+  std::unique_ptr<const BatchDraws> own_draws_;  ///< first constructor
+  const BatchDraws* draws_;
+  std::uint32_t ranks_count_;           ///< draws_->ranks_count
+  std::vector<std::uint32_t> offsets_;  ///< the draws of draws_->shuffle or draws_->subset
+  std::vector<int> subsets_;            ///< unranked: kSubsetChunk batches of b, step-major
+  int subset_step_ = kSubsetChunk;      ///< next step of the chunk (kSubsetChunk: draw more)
 };
 
 // Sampling without replacement, the batch of the next step (batch_size() records).
 inline const int* BatchSchedule::next_subset() {
-  // A uniform ordered b-tuple of distinct records: offset k is uniform in [0, n - k) (the
-  // b offsets share words: one word per step while n^b < 2^64) and picks the offset-th
-  // record not picked before. Small b: by counting the earlier picks below it (no state
-  // carried between steps); large b: partial Fisher-Yates on order_ (b swaps).
-  subset_draws_.draw(stream_, offsets_.data());
-  if (b_ <= kSmallSubset) {
-    // Walking the earlier picks in ascending order, each one at or below i moves i up by
-    // one (a compare and an add, no branch: it would mispredict half the time); then i
-    // bubbles into place among the picks.
-    int sorted[kSmallSubset];  // earlier picks, ascending
-    for (int k = 0; k < b_; ++k) {
-      int i = static_cast<int>(offsets_[k]);
-      for (int m = 0; m < k; ++m) i += i >= sorted[m] ? 1 : 0;
-      order_[k] = i;
-      if (k + 1 == b_) break;  // the last pick needs no place among the others
-      sorted[k] = i;
-      for (int m = k; m > 0; --m) {
-        const int lo = std::min(sorted[m - 1], sorted[m]), hi = std::max(sorted[m - 1], sorted[m]);
-        sorted[m - 1] = lo;
-        sorted[m] = hi;
-      }
-    }
-  } else {
-    for (int k = 0; k < b_; ++k) std::swap(order_[k], order_[k + static_cast<int>(offsets_[k])]);
+  if (ranks_count_ > 0) {
+    int* out = subsets_.data();
+    subset_of_rank(n_, b_, next_subset_rank(), out);
+    return out;
   }
-  return order_.data();
+  if (subset_step_ == kSubsetChunk) draw_subsets();
+  return subsets_.data() + static_cast<long>(subset_step_++) * b_;
+}
+
+inline std::uint32_t BatchSchedule::next_subset_rank() {
+  if (subset_step_ == kSubsetChunk) draw_subsets();
+  return offsets_[static_cast<std::size_t>(subset_step_++)];
 }
 
 // Inline: called once per step of every trajectory.

@@ -156,7 +156,12 @@ struct LogisticLoss {
       top = std::max(top, z);
     }
     double total = 0;
-    for (int k = 0; k < classes; ++k) total += (logits[k] = std::exp(logits[k] - top));
+    for (int k = 0; k < classes; ++k) {
+      // The largest logit's term is exp(0) = 1 exactly: one exp call less per example (of
+      // two, for two classes). A NaN difference (infinite logits) still goes through exp.
+      const double z = logits[k] - top;
+      total += (logits[k] = z == 0.0 ? 1.0 : std::exp(z));
+    }
     for (int k = 0; k < classes; ++k) {
       const double coef = logits[k] / total - (k == y ? 1.0 : 0.0);  // softmax - one-hot
       double* o = out + k * stride;

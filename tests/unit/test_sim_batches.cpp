@@ -1,0 +1,284 @@
+// Batch schedules drawn as docs/rng.md defines them: sampling without replacement by rank
+// (several steps per word), shuffles by rank among the records left (a 64-bit mask), and both
+// exactly uniform.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/config/load.hpp"
+#include "rdpaudit/rng/bounded.hpp"
+#include "rdpaudit/rng/stream.hpp"
+#include "rdpaudit/sim/batches.hpp"
+
+using namespace rdpaudit;
+
+namespace {
+
+config::Scenario scenario(const std::string& scheme, int n, int b, int epochs = 2) {
+  const std::string text = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = )" + std::to_string(n) +
+                           R"(
+sensitivity = 1.0
+[training]
+scheme = ")" + scheme + R"("
+eta = 0.1
+batch_size = )" + std::to_string(b) +
+                           R"(
+epochs = )" + std::to_string(epochs) +
+                           R"(
+[noise]
+sigma = 1.0
+)";
+  return config::parse_experiment(text, "test.toml").scenarios.at(0);
+}
+
+// One trajectory's schedule of `scheme` (n records, batch size b) on batch stream `id`.
+struct Schedule {
+  Schedule(const std::string& scheme, int n, int b, std::uint64_t id, int epochs = 2)
+      : s(scenario(scheme, n, b, epochs)),
+        fixed(sim::fixed_order(s)),
+        stream({id, 0, 0, id, rng::Purpose::kBatch}),
+        batches(s, fixed, stream) {}
+  config::Scenario s;
+  std::vector<int> fixed;
+  rng::Stream stream;
+  sim::BatchSchedule batches;
+};
+
+// The records picked by ranks, from the definition: rank[k] indexes the records left, in
+// ascending order; then the records left, ascending.
+std::vector<int> picks_by_rank(int n, const std::vector<std::uint32_t>& rank) {
+  std::vector<int> left(n), out;
+  std::iota(left.begin(), left.end(), 0);
+  for (std::uint32_t r : rank) {
+    REQUIRE(r < left.size());
+    out.push_back(left[r]);
+    left.erase(left.begin() + r);
+  }
+  out.insert(out.end(), left.begin(), left.end());
+  return out;
+}
+
+// Pearson's statistic of counts against equal expectations, and whether it lies below the
+// chi-square quantile at p = 1e-6 (Wilson-Hilferty): a fixed seed makes the test
+// deterministic; the level only decides how large a bias it must detect.
+bool looks_uniform(const std::map<std::vector<int>, long>& counts, long cells, long draws) {
+  const double expected = static_cast<double>(draws) / cells;
+  double x2 = 0;
+  for (const auto& [key, c] : counts) x2 += (c - expected) * (c - expected) / expected;
+  x2 += (cells - static_cast<long>(counts.size())) * expected;  // cells never seen
+  const double k = static_cast<double>(cells - 1), z = 4.75;
+  const double quantile = k * std::pow(1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k)), 3);
+  INFO("chi-square " << x2 << " on " << k << " degrees of freedom, 1e-6 quantile " << quantile);
+  return counts.size() <= static_cast<std::size_t>(cells) && x2 < quantile;
+}
+
+}  // namespace
+
+TEST_CASE("order_by_rank picks the rank-th record left, with and without PDEP", "[sim][batches]") {
+  rng::Stream stream({3, 0, 0, 1, rng::Purpose::kTest});
+  for (int n : {1, 2, 5, 50, 63, 64}) {
+    for (int picks : {0, n / 2, n - 1}) {
+      if (picks < 0) continue;
+      for (int rep = 0; rep < 50; ++rep) {
+        std::vector<std::uint32_t> rank;
+        for (int k = 0; k < picks; ++k)
+          rank.push_back(
+              static_cast<std::uint32_t>(stream.below(static_cast<std::uint64_t>(n - k))));
+        const auto want = picks_by_rank(n, rank);
+        std::vector<int> got(n, -1);
+        sim::detail::order_by_rank(n, rank.data(), picks, got.data(), false);
+        INFO("n " << n << " picks " << picks);
+        REQUIRE(got == want);
+        if (sim::detail::order_by_rank_uses_pdep()) {
+          std::fill(got.begin(), got.end(), -1);
+          sim::detail::order_by_rank(n, rank.data(), picks, got.data(), true);
+          REQUIRE(got == want);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("shuffles are the ranks' picks, every order equally likely", "[sim][batches]") {
+  SECTION("an epoch's order is the picks of the ranks drawn from the batch stream") {
+    // n = 50, b = 2 (the Figure 2 setting) and n = 11, b = 3 (two records left over).
+    for (auto [n, b] : {std::pair{50, 2}, std::pair{11, 3}}) {
+      for (const char* scheme : {"shuffle_partition", "shuffle_each_epoch"}) {
+        const auto s = scenario(scheme, n, b, 3);
+        const auto fixed = sim::fixed_order(s);
+        rng::Stream stream({5, 0, 0, 2, rng::Purpose::kBatch}), copy = stream;
+        sim::BatchSchedule batches(s, fixed, stream);
+        const long m = s.steps_per_epoch, picks = std::min<long>(m * b, n - 1);
+        std::vector<std::uint64_t> bounds;
+        for (long k = 0; k < picks; ++k) bounds.push_back(static_cast<std::uint64_t>(n - k));
+        const rng::BoundedDraws draws(bounds);
+        std::vector<int> want;
+        for (long t = 0; t < s.steps; ++t) {
+          if (t == 0 || (t % m == 0 && std::string(scheme) == "shuffle_each_epoch")) {
+            std::vector<std::uint32_t> rank(bounds.size());
+            draws.draw(copy, rank.data());
+            want = picks_by_rank(n, rank);
+          }
+          int count = 0;
+          const int* idx = batches.next(count);
+          INFO(scheme << " n " << n << " step " << t);
+          REQUIRE(count == b);
+          REQUIRE(std::vector<int>(idx, idx + b) ==
+                  std::vector<int>(want.begin() + (t % m) * b, want.begin() + (t % m + 1) * b));
+        }
+        CHECK(stream.position() == copy.position());
+      }
+    }
+  }
+  SECTION("all 120 orders of 5 records, epoch after epoch") {
+    Schedule one("shuffle_each_epoch", 5, 2, 3, 1);  // two batches, one record left
+    auto& batches = one.batches;
+    std::map<std::vector<int>, long> counts;
+    const long draws = 120 * 500;
+    for (long e = 0; e < draws; ++e) {
+      batches.start_epoch();
+      std::vector<int> order(batches.batch_at(0), batches.batch_at(0) + 4);
+      std::vector<int> all = order;
+      std::sort(all.begin(), all.end());
+      REQUIRE(std::unique(all.begin(), all.end()) == all.end());
+      ++counts[order];  // the first four determine the fifth
+    }
+    CHECK(looks_uniform(counts, 120, draws));
+  }
+  SECTION("more than 64 records: Fisher-Yates, each record equally often in each batch") {
+    Schedule one("shuffle_each_epoch", 70, 7, 4, 1);
+    auto& batches = one.batches;
+    std::map<std::vector<int>, long> first_batch_of_record0;
+    const long draws = 20000;
+    for (long e = 0; e < draws; ++e) {
+      batches.start_epoch();
+      std::set<int> seen;
+      for (long j = 0; j < 10; ++j) {
+        for (int k = 0; k < 7; ++k) {
+          const int r = batches.batch_at(j)[k];
+          seen.insert(r);
+          if (r == 0) ++first_batch_of_record0[{static_cast<int>(j)}];
+        }
+      }
+      REQUIRE(seen.size() == 70);
+    }
+    CHECK(looks_uniform(first_batch_of_record0, 10, draws));
+  }
+}
+
+TEST_CASE("start_epochs draws what start_epoch draws, schedule by schedule", "[sim][batches]") {
+  for (int n : {12, 64, 70}) {
+    const auto s = scenario("shuffle_each_epoch", n, 3, 1);
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws shared(s);
+    std::vector<rng::Stream> a, b;
+    for (std::uint64_t j = 0; j < 19; ++j) {
+      a.emplace_back(rng::StreamId{7, 0, 0, j, rng::Purpose::kBatch});
+      b.emplace_back(rng::StreamId{7, 0, 0, j, rng::Purpose::kBatch});
+    }
+    std::vector<sim::BatchSchedule> together, alone;
+    together.reserve(19);
+    alone.reserve(19);
+    for (int j = 0; j < 19; ++j) {
+      together.emplace_back(s, fixed, shared, a[j]);
+      alone.emplace_back(s, fixed, b[j]);
+    }
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      sim::BatchSchedule::start_epochs(together.data(), 19);
+      for (int j = 0; j < 19; ++j) {
+        alone[j].start_epoch();
+        INFO("n " << n << " schedule " << j << " epoch " << epoch);
+        REQUIRE(std::vector<int>(together[j].batch_at(0), together[j].batch_at(0) + n / 3 * 3) ==
+                std::vector<int>(alone[j].batch_at(0), alone[j].batch_at(0) + n / 3 * 3));
+      }
+    }
+  }
+}
+
+TEST_CASE("sampling without replacement by rank: the tuple of each rank, uniform",
+          "[sim][batches]") {
+  SECTION("ranks count the ordered tuples while they fit in 32 bits") {
+    CHECK(sim::BatchSchedule::subset_ranks(50, 2) == 2450);
+    CHECK(sim::BatchSchedule::subset_ranks(12, 12) == 479001600);
+    CHECK(sim::BatchSchedule::subset_ranks(300, 4) == 0);  // 7.9e9
+    CHECK(sim::BatchSchedule::subset_ranks(5, 6) == 0);
+  }
+  SECTION("subset_of_rank is a bijection onto the ordered tuples of distinct records") {
+    std::set<std::vector<int>> tuples;
+    for (std::uint32_t r = 0; r < 6 * 5 * 4; ++r) {
+      std::vector<int> t(3);
+      sim::BatchSchedule::subset_of_rank(6, 3, r, t.data());
+      // Digits of r in the radix (6, 5, 4), picked among the records left.
+      const std::vector<std::uint32_t> digits = {r / 20, r / 4 % 5, r % 4};
+      const auto want = picks_by_rank(6, digits);
+      REQUIRE(t == std::vector<int>(want.begin(), want.begin() + 3));
+      tuples.insert(t);
+    }
+    CHECK(tuples.size() == 120);
+  }
+  SECTION("the Figure 2 setting: 32 steps from 7 words, every ordered pair equally likely") {
+    // One word per step before (issue 12): the ranks of five steps share a word now.
+    Schedule one("sample_without_replacement", 50, 2, 5);
+    auto& batches = one.batches;
+    std::map<std::vector<int>, long> counts;
+    const long draws = 2450 * 100;
+    for (long t = 0; t < draws; ++t) {
+      int count = 0;
+      const int* idx = batches.next(count);
+      REQUIRE(count == 2);
+      REQUIRE(idx[0] != idx[1]);
+      ++counts[{idx[0], idx[1]}];
+    }
+    CHECK(looks_uniform(counts, 2450, draws));
+    CHECK(static_cast<double>(one.stream.position()) < 0.23 * draws);  // 7 words per 32 steps
+  }
+  SECTION("next_subset_ranks gives the ranks of next_subset_rank, chunk by chunk") {
+    const auto s = scenario("sample_without_replacement", 9, 4);  // 3024 ranks
+    const auto fixed = sim::fixed_order(s);
+    rng::Stream s1({9, 0, 0, 6, rng::Purpose::kBatch}), s2 = s1, s3 = s1;
+    sim::BatchSchedule one(s, fixed, s1), chunked(s, fixed, s2), records(s, fixed, s3);
+    for (int chunk = 0; chunk < 20; ++chunk) {
+      std::vector<std::uint32_t> ranks(sim::BatchSchedule::kSubsetChunk);
+      chunked.next_subset_ranks([&](int i, std::uint32_t r) { ranks[i] = r; });
+      for (int i = 0; i < sim::BatchSchedule::kSubsetChunk; ++i) {
+        REQUIRE(one.next_subset_rank() == ranks[i]);
+        std::vector<int> want(4);
+        sim::BatchSchedule::subset_of_rank(9, 4, ranks[i], want.data());
+        const int* got = records.next_subset();
+        REQUIRE(std::vector<int>(got, got + 4) == want);
+      }
+    }
+    CHECK(s1.position() == s2.position());
+  }
+  SECTION("too many tuples for ranks: offsets, b distinct records, each record as often") {
+    for (int b : {4, 13}) {  // picks by counting; a partial Fisher-Yates above 12
+      Schedule one("sample_without_replacement", 300, b, 7);
+      auto& batches = one.batches;
+      std::map<std::vector<int>, long> first, last;
+      const long draws = 300 * 100;
+      for (long t = 0; t < draws; ++t) {
+        int count = 0;
+        const int* idx = batches.next(count);
+        REQUIRE(std::set<int>(idx, idx + count).size() == static_cast<std::size_t>(b));
+        ++first[{idx[0]}];
+        ++last[{idx[b - 1]}];
+      }
+      INFO("b " << b);
+      CHECK(looks_uniform(first, 300, draws));
+      CHECK(looks_uniform(last, 300, draws));
+    }
+  }
+}
