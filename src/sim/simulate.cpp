@@ -80,10 +80,11 @@ class TrajectoryRunner {
         draws_(s) {
     if constexpr (Loss::kSumOfRecords) {
       // Sampling without replacement, few possible batches: the record sum of every batch,
-      // by rank (BatchSchedule::next_subset_rank), formed as sum_records forms it.
+      // by rank (BatchSchedule::next_subset_rank), formed as sum_records forms it. Not with a
+      // crafted record: its batches must say whether they hold it (store_sum does).
       const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
       if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && ranks > 0 &&
-          ranks * Loss::d <= kMaxSubsetSums) {
+          ranks * Loss::d <= kMaxSubsetSums && data_.crafted_index < 0) {
         subset_sums_.resize(ranks * Loss::d);
         std::vector<int> idx(static_cast<std::size_t>(s.batch_size));
         for (std::uint64_t r = 0; r < ranks; ++r) {
