@@ -93,17 +93,17 @@ def equality(work, nompi):
 SIGNALS = [signal.SIGKILL, signal.SIGINT]
 
 
-def resume(work):
+def resume(work, trajectories, timing):
     cfg = os.path.join(ROOT, "bench", "w1.toml")
     # bench/w1.toml turns estimation off; the resume study runs the whole pipeline.
     text = open(cfg).read().replace("enabled = false", "enabled = true")
     cfg2 = os.path.join(work, "w1_estimation.toml")
     open(cfg2, "w").write(text)
-    base = [CLI, "run", cfg2, "--trajectories", "6000000", "--threads", "2"]
+    base = [CLI, "run", cfg2, "--trajectories", str(trajectories), "--threads", "2"]
     ref = os.path.join(work, "w1_ref.h5")
-    runs = {"0": [], "300": [], "1": []}
+    runs = {"0": [], "300": [], "1": []} if timing else {"0": []}
     written = []  # (checkpoints, their seconds, the run's wall) of the runs at every 1 s
-    for k in range(3):  # interleaved: a drift of the machine's load hits every setting alike
+    for k in range(3 if timing else 1):  # interleaved: load drifts hit every setting alike
         for every in runs:
             out = ref if every == "0" and k == 0 else os.path.join(work, "w1_timing.h5")
             runs[every].append(sh([*base, "-o", out, "--checkpoint-every", every]))
@@ -112,8 +112,10 @@ def resume(work):
     times = {every: statistics.median(t) for every, t in runs.items()}
     print(f"checkpoint timings: {runs}", flush=True)
     total = times["0"]
+    if not timing:
+        runs = {}
     rng = random.Random(11)
-    lines = [f"Uninterrupted run: {total:.1f} s (median of 3, --checkpoint-every 0).", "",
+    lines = [f"Uninterrupted run: {total:.1f} s ({'median of 3, ' if timing else ''}--checkpoint-every 0).", "",
              "| signal | stopped at (s after start) | status | resumed: identical |",
              "|---|---|---|---|"]
     for sig in SIGNALS:
@@ -137,6 +139,8 @@ def resume(work):
             lines.append(f"| {sig.name} | {at:.1f} | {status} | "
                          f"{'yes' if not diff else 'NO: ' + '; '.join(diff[:3])} |")
             print(lines[-1], flush=True)
+    if not timing:
+        return lines
     lines += ["", "| --checkpoint-every | wall (median of 3) | / every 0 |", "|---|---|---|"]
     for every in ("0", "300", "1"):
         lines.append(f"| {every} | {times[every]:.2f} s | {times[every] / total:.3f} |")
@@ -168,6 +172,8 @@ def main():
     ap.add_argument("--nompi", default="")
     ap.add_argument("--out", default="")
     ap.add_argument("--signals", default="KILL,INT", help="resume: which signals (KILL,INT)")
+    ap.add_argument("--trajectories", type=int, default=6000000, help="resume: run size")
+    ap.add_argument("--no-timing", action="store_true", help="resume: skip the timing runs")
     a = ap.parse_args()
     SIGNALS[:] = [getattr(signal, "SIG" + x) for x in a.signals.split(",")]
     work = tempfile.mkdtemp(prefix="rdpaudit_split_")
@@ -178,7 +184,8 @@ def main():
     if a.part in ("equality", "all"):
         report += ["## Equality", ""] + equality(work, a.nompi) + [""]
     if a.part in ("resume", "all"):
-        report += ["## Resume and checkpoint cost", ""] + resume(work) + [""]
+        report += ["## Resume and checkpoint cost", ""] + resume(
+            work, a.trajectories, not a.no_timing) + [""]
     if a.part in ("scaling", "all"):
         report += ["## Ranks against threads", ""] + scaling(work) + [""]
     text = "\n".join(report)
