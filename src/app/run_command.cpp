@@ -287,8 +287,9 @@ int run_command(const RunArgs& args) {
   progress.finish();
   stop_gracefully_on_interrupt(false);
   if (stop_requested() && par::root()) {
-    std::fprintf(stderr, "rdpaudit: the interrupt came after the last trajectory was counted: "
-                         "finishing the results file\n");
+    std::fprintf(stderr,
+                 "rdpaudit: the interrupt came after the last trajectory was counted: "
+                 "finishing the results file\n");
   }
   if (!par::root()) return 0;
   std::error_code ec;
