@@ -58,7 +58,7 @@ estimate::ScenarioRun& Counting::prepared(const config::Scenario& s, std::int64_
   if (prepared_[i]) return runs_[i];
   runs_[i] = estimate::prepare_scenario(
       s, sim::SimOptions{spec_.seed, planned, plan_.threads, progress_, {}, 0});
-  if (par::any(stop_requested())) {  // the pilot was cut short: nothing of it is kept
+  if (par::any(stop_requested())) {  // interrupted during the pilot: stop before counting
     if (par::root()) write_checkpoint();
     throw Stopped{plan_.checkpoint};
   }
