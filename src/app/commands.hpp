@@ -56,6 +56,10 @@ bool errors_are_per_rank();
 /// others throw QuietExit{2}, so that no rank waits for the others for ever.
 void collective(const std::function<void()>& f);
 
+/// Before any work: `out` must not be a directory (from_option: it came from -o); creates its
+/// parent directories. Throws InputError otherwise.
+void check_output_path(const std::string& out, bool from_option);
+
 /// How a run ended (the results file's root attributes).
 struct Outcome {
   std::int64_t counted = 0;

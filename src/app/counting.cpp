@@ -101,8 +101,8 @@ void Counting::count_to(const config::Scenario& s, std::int64_t begin, std::int6
 
 void Counting::count_slab(const config::Scenario& s, int dataset, std::int64_t first,
                           std::int64_t n) {
-  const int ranks = par::size(), r = par::rank();
-  const std::int64_t begin = first + n * r / ranks, end = first + n * (r + 1) / ranks;
+  const int ranks = par::size();
+  const auto [begin, end] = par::share(first, n, par::rank(), ranks);
   const double start = now_seconds();
   estimate::ScenarioRun& run = runs_[static_cast<std::size_t>(s.index)];
   const sim::SimOptions options{

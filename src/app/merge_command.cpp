@@ -13,6 +13,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/io/state_file.hpp"
+#include "rdpaudit/par/team.hpp"
 #include "rdpaudit/tally/flat.hpp"
 
 namespace rdpaudit::app {
@@ -59,6 +60,7 @@ std::vector<io::RunState> read_parts(const std::vector<std::string>& paths) {
 }  // namespace
 
 int merge_command(const MergeArgs& args) {
+  check_output_path(args.output, true);
   const std::vector<io::RunState> parts = read_parts(args.parts);
   const io::RunIdentity& id = parts.front().identity;
   const config::ExperimentSpec spec =
@@ -69,8 +71,7 @@ int merge_command(const MergeArgs& args) {
                      "its experiment text does not give back the run it records");
   }
   for (const auto& p : parts) {
-    const std::int64_t lo = spec.trajectories * (p.identity.part - 1) / p.identity.parts;
-    const std::int64_t hi = spec.trajectories * p.identity.part / p.identity.parts;
+    const auto [lo, hi] = par::share(0, spec.trajectories, p.identity.part - 1, p.identity.parts);
     if (p.scenarios.size() != spec.scenarios.size())
       throw InputError("merge", args.parts.front(), "damaged: scenario count");
     for (const auto& s : p.scenarios) {

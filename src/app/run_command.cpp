@@ -104,18 +104,6 @@ void collective(const std::function<void()>& f) {
   throw QuietExit{2};
 }
 
-namespace {
-
-// The rounds of a run: one of experiment.trajectories, or (--until-decided) doubling from it
-// up to --max-trajectories.
-std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
-  std::vector<std::int64_t> n{first};
-  if (!args.until_decided) return n;
-  while (n.back() < args.max_trajectories)
-    n.push_back(std::min(2 * n.back(), args.max_trajectories));
-  return n;
-}
-
 // Before simulating: `-o` naming a directory used to fail only when the finished results were
 // renamed into place (issue 13, item 16). Creates the parent directories.
 void check_output_path(const std::string& out, bool from_option) {
@@ -132,6 +120,18 @@ void check_output_path(const std::string& out, bool from_option) {
     throw InputError(key, out,
                      "its directory " + parent.string() + " cannot be created: " + ec.message());
   }
+}
+
+namespace {
+
+// The rounds of a run: one of experiment.trajectories, or (--until-decided) doubling from it
+// up to --max-trajectories.
+std::vector<std::int64_t> rounds_of(const RunArgs& args, std::int64_t first) {
+  std::vector<std::int64_t> n{first};
+  if (!args.until_decided) return n;
+  while (n.back() < args.max_trajectories)
+    n.push_back(std::min(2 * n.back(), args.max_trajectories));
+  return n;
 }
 
 io::RunIdentity identity_of(const config::ExperimentSpec& spec, const RunArgs& args) {
@@ -215,8 +215,7 @@ int run_command(const RunArgs& args) {
   const bool part = args.parts > 1;
   const std::vector<std::int64_t> rounds = rounds_of(args, spec.trajectories);
   // A part counts ids [lo, hi) of every scenario's datasets; a whole run [0, rounds.back()).
-  const std::int64_t lo = spec.trajectories * (args.part - 1) / args.parts;
-  const std::int64_t hi = spec.trajectories * args.part / args.parts;
+  const auto [lo, hi] = par::share(0, spec.trajectories, args.part - 1, args.parts);
   std::int64_t total = 0;
   for (const auto& s : spec.scenarios)  // trajectory-steps, pilot and counted (at most)
     total += 2 * (sim::pilot_trajectories(s) + (part ? hi - lo : rounds.back())) * s.steps;

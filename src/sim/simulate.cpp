@@ -604,9 +604,8 @@ namespace {
 // simulates a contiguous share of the ids and the shares are gathered in rank order.
 Eigen::MatrixXd pilot_rows(const Scenario& s, std::uint64_t seed, Dataset dataset,
                            std::int64_t rows) {
-  const int ranks = par::size(), r = par::rank();
-  if (ranks == 1) return simulate_last_iterates(s, seed, dataset, 0, rows);
-  const std::int64_t begin = rows * r / ranks, end = rows * (r + 1) / ranks;
+  if (par::size() == 1) return simulate_last_iterates(s, seed, dataset, 0, rows);
+  const auto [begin, end] = par::share(0, rows, par::rank(), par::size());
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const RowMajor mine = simulate_last_iterates(s, seed, dataset, begin, end - begin);
   const std::vector<double> all =

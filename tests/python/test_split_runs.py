@@ -209,5 +209,9 @@ for files, what in ((q[:2], "missing"), (q + [q[0]], "again"), ([q[0], lin, q[2]
     done = run("merge", *files, "-o", bad, ok=False)
     check(done.returncode == 2 and what in done.stderr and not os.path.exists(bad),
           f"merge ({what}): exit {done.returncode}, {done.stderr.strip()[:200]}")
+# merge -o naming a directory: refused before any work, like run's -o.
+done = run("merge", *q, "-o", work, ok=False)
+check(done.returncode == 2 and "-o" in done.stderr and "directory" in done.stderr,
+      f"merge -o DIR: exit {done.returncode}, {done.stderr.strip()[:200]}")
 
 finish()

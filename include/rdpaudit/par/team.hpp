@@ -22,6 +22,17 @@ class Session {
   Session& operator=(const Session&) = delete;
 };
 
+/// Ids [begin, end): the share `index` (0-based) of `parts` contiguous shares of the ids
+/// first ... first + count - 1, as even as whole ids allow. The one rule by which ranks split
+/// the pilot and each slab and by which `--part i/N` splits a run: every way of splitting
+/// the same ids gives the same shares.
+struct Share {
+  std::int64_t begin = 0, end = 0;
+};
+inline Share share(std::int64_t first, std::int64_t count, int index, int parts) {
+  return {first + count * index / parts, first + count * (index + 1) / parts};
+}
+
 /// The world's ranks.
 int rank();
 int size();
