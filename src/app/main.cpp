@@ -48,6 +48,12 @@ std::uint64_t parse_seed(const std::string& text) {
   return static_cast<std::uint64_t>(v);
 }
 
+// --threads of run and merge.
+void check_threads(int threads) {
+  if (threads < 1 || threads > 4096)
+    throw InputError("--threads", std::to_string(threads), "must be in [1, 4096]");
+}
+
 // --part i/N: 1 <= i <= N.
 void parse_part(const std::string& text, int& part, int& parts) {
   const auto slash = text.find('/');
@@ -176,9 +182,7 @@ int main(int argc, char** argv) {
   try {
     mpi.emplace(argc, argv);
     if (*merge) {
-      if (merge->count("--threads") && (merge_args.threads < 1 || merge_args.threads > 4096)) {
-        throw InputError("--threads", std::to_string(merge_args.threads), "must be in [1, 4096]");
-      }
+      if (merge->count("--threads")) check_threads(merge_args.threads);
       file = merge_args.output;
       return app::merge_command(merge_args);
     }
@@ -216,9 +220,7 @@ int main(int argc, char** argv) {
       run_args.overrides.trajectories = trajectories;
     }
     if (run->count("--seed")) run_args.overrides.seed = parse_seed(seed);
-    if (run->count("--threads") && (run_args.threads < 1 || run_args.threads > 4096)) {
-      throw InputError("--threads", std::to_string(run_args.threads), "must be in [1, 4096]");
-    }
+    if (run->count("--threads")) check_threads(run_args.threads);
     if (run_args.until_decided != (run->count("--max-trajectories") > 0)) {
       throw InputError(run_args.until_decided ? "--until-decided" : "--max-trajectories",
                        run_args.until_decided ? "set" : std::to_string(run_args.max_trajectories),
@@ -244,9 +246,13 @@ int main(int argc, char** argv) {
   } catch (const app::Stopped& stop) {
     std::string resume = run_args.command_line;
     if (resume.find("--resume") == std::string::npos) resume += " --resume";
-    return fail(130,
-                fmt::format("rdpaudit: stopped; the counts so far are in {}; continue with\n  {}",
-                            stop.checkpoint, resume));
+    // Every rank stops together (Counting decides it collectively): rank 0 says so, and
+    // every rank ends normally.
+    if (rdpaudit::par::root()) {
+      std::fprintf(stderr, "rdpaudit: stopped; the counts so far are in %s; continue with\n  %s\n",
+                   stop.checkpoint.c_str(), resume.c_str());
+    }
+    return 130;
   } catch (const app::QuietExit& e) {
     return e.code;  // another rank reported the error
   } catch (const InputError& e) {
