@@ -8,7 +8,9 @@ namespace rdpaudit::rng {
 __extension__ using Uint128 = unsigned __int128;
 
 namespace {
-constexpr std::uint64_t kBlocks = Stream::kWords / 2;  // block index: low 36 bits of counter 0
+// Block index: the low 36 bits of counter word 0; the main sequence has the blocks below
+// 2^35, the retry sequence the blocks from 2^35.
+constexpr std::uint64_t kBlocks = Stream::kWords / 2;
 }  // namespace
 
 Stream::Stream(const StreamId& id) : trajectory_(id.trajectory), key_{id.seed, 0} {
@@ -24,13 +26,23 @@ Stream::Stream(const StreamId& id) : trajectory_(id.trajectory), key_{id.seed, 0
 void Stream::refill() {
   if (block_ == kBlocks) {
     // The next block index would carry into the tag, i.e. into another stream's counters.
-    throw std::length_error("rng::Stream: stream exhausted (2^37 words)");
+    throw std::length_error("rng::Stream: stream exhausted (2^36 words)");
   }
   // Consecutive blocks in one call: their AES chains overlap in the CPU (docs/rng.md).
-  // block_ + kBlocksPerRefill <= 2^36, so the counter word never carries into the tag.
+  // block_ + kBlocksPerRefill <= 2^35, so the counter word never reaches the retry blocks.
   ars_consecutive(tag_ | block_, trajectory_, key_, kBlocksPerRefill, buffer_.data());
   block_ += kBlocksPerRefill;
   next_ = 0;
+}
+
+void Stream::refill_retry() {
+  if (retry_block_ == kBlocks) {
+    throw std::length_error("rng::Stream: retry sequence exhausted (2^36 words)");
+  }
+  ars_consecutive(tag_ | (kBlocks + retry_block_), trajectory_, key_, kRetryBlocksPerRefill,
+                  retry_.data());
+  retry_block_ += kRetryBlocksPerRefill;
+  retry_next_ = 0;
 }
 
 void Stream::discard(std::uint64_t n) {
@@ -69,15 +81,14 @@ double Stream::normal_slow(result_type word) {
     if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_signed(x, word);
     if (layer == 0) return detail::ziggurat_signed(normal_tail(), word);
     // Wedge: (x, y) is uniform on the rectangle's part right of X[layer + 1]; keep it if
-    // it lies under f.
-    // The squeeze settles most points without exp, always as the exp test would.
+    // it lies under f. (A squeeze that avoided most exp calls was 3 % slower per normal
+    // than glibc's exp here, through its unpredictable branches.)
     const double y0 = detail::kZigY[layer], y1 = detail::kZigY[layer + 1];
-    const double y = y0 + uniform() * (y1 - y0);
-    const int squeeze = detail::ziggurat_wedge_squeeze(static_cast<int>(layer), x, y);
-    if (squeeze > 0 || (squeeze == 0 && y < std::exp(-0.5 * x * x))) {
+    const double y = y0 + retry_uniform() * (y1 - y0);
+    if (y < std::exp(-0.5 * x * x)) {
       return detail::ziggurat_signed(x, word);
     }
-    word = (*this)();
+    word = retry_word();
   }
 }
 
@@ -87,7 +98,7 @@ double Stream::normal_slow(result_type word) {
 double Stream::normal_tail() {
   // Uniforms in (0, 1] so that the logarithms stay finite.
   const auto open_uniform = [this] {
-    return static_cast<double>(static_cast<std::int64_t>((*this)() >> 11) + 1) * 0x1.0p-53;
+    return static_cast<double>(static_cast<std::int64_t>(retry_word() >> 11) + 1) * 0x1.0p-53;
   };
   for (;;) {
     const double a = -std::log(open_uniform()) / detail::kZigR;

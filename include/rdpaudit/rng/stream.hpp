@@ -45,14 +45,20 @@ struct StreamId {
 
 /// A sequence of 64-bit random words: word 2b + e of the stream is 64-bit half e of
 /// ars({tag << 36 | b, trajectory}, {seed, 0}) (ARS-7) with tag = purpose << 24 | dataset << 20 |
-/// scenario, for blocks b < 2^36 (2^37 words per stream). Models Boost's
+/// scenario, for blocks b < 2^35 (2^36 words per stream). Models Boost's
 /// UniformRandomNumberGenerator, so Boost.Random distributions can draw from it.
+///
+/// Normals take one word each from that sequence; the ziggurat's slow path (1.5 % of draws)
+/// takes its further words from a second sequence, the blocks 2^35 + b, in order. So normal
+/// i always starts from word i, whatever the earlier draws needed, and a run of normals is
+/// computed as one vector pass over the words with the few slow draws patched in after
+/// (normals(); docs/rng.md).
 class Stream {
  public:
   using result_type = std::uint64_t;
 
-  /// Words in one stream; drawing more throws std::length_error.
-  static constexpr std::uint64_t kWords = std::uint64_t{1} << 37;
+  /// Words in one stream's main sequence; drawing more throws std::length_error.
+  static constexpr std::uint64_t kWords = std::uint64_t{1} << 36;
 
   explicit Stream(const StreamId& id);
 
@@ -73,37 +79,32 @@ class Stream {
   /// Uniform integer in [0, bound) without modulo bias (Lemire's method), bound > 0.
   std::uint64_t below(std::uint64_t bound);
 
-  /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word per
-  /// normal on the fast path (98.5% of calls); the rest takes the wedge or tail path.
+  /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word of
+  /// the stream per normal; the 1.5% of draws that fail the fast test take the wedge or tail
+  /// path with further words from the retry sequence.
   double normal() {
     const result_type word = (*this)();
     if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_fast_value(word);
     return normal_slow(word);
   }
 
-  /// out[0..n) = n successive normal() draws, the same numbers; a tight loop over the word
-  /// buffer for callers that need many at once (the simulator buffers a lane's noise).
+  /// out[0..n) = n successive normal() draws, the same numbers: the fast path of every
+  /// buffered word at once (detail::ziggurat_fast_values, AVX2 where the CPU has it), then
+  /// the slow path of the words that failed it, in order.
   void normals(double* out, std::size_t n) {
     std::size_t i = 0;
     while (i < n) {
       if (next_ == kBufferWords) refill();
-      unsigned k = next_;
-      const std::size_t stop = i + std::min<std::size_t>(n - i, kBufferWords - k);
-      bool slow = false;
-      for (; i < stop; ++i) {
-        const result_type word = buffer_[k++];
-        // One table entry (signed scale, acceptance bound) per word: ziggurat_fast_accept
-        // and ziggurat_fast_value from the same load.
-        const detail::ZigLayer& layer = detail::kZigSignedLayer[word & 0x1FF];
-        if ((word >> 11) >= layer.accept) {
-          next_ = k;
-          out[i++] = normal_slow(word);  // may draw more words, and refill
-          slow = true;
-          break;
-        }
-        out[i] = static_cast<double>(static_cast<std::int64_t>(word >> 11)) * layer.scale;
+      const auto count = static_cast<unsigned>(std::min<std::size_t>(n - i, kBufferWords - next_));
+      const std::uint64_t* words = buffer_.data() + next_;
+      // normal_slow draws from the retry sequence only, so `words` stays valid.
+      for (std::uint64_t slow = detail::ziggurat_fast_values(words, count, out + i); slow != 0;
+           slow &= slow - 1) {
+        const auto k = static_cast<unsigned>(__builtin_ctzll(slow));
+        out[i + k] = normal_slow(words[k]);
       }
-      if (!slow) next_ = k;
+      i += count;
+      next_ += count;
     }
   }
 
@@ -117,7 +118,19 @@ class Stream {
   static constexpr unsigned kBlocksPerRefill = 16;  ///< blocks computed together (docs/rng.md)
   static constexpr unsigned kBufferWords = 2 * kBlocksPerRefill;
 
+  static constexpr unsigned kRetryBlocksPerRefill = 4;
+  static constexpr unsigned kRetryWords = 2 * kRetryBlocksPerRefill;
+
   void refill();
+  void refill_retry();
+  /// The next word of the retry sequence.
+  result_type retry_word() {
+    if (retry_next_ == kRetryWords) refill_retry();
+    return retry_[retry_next_++];
+  }
+  double retry_uniform() {
+    return static_cast<double>(static_cast<std::int64_t>(retry_word() >> 11)) * 0x1.0p-53;
+  }
   double normal_slow(result_type word);
   double normal_tail();
 
@@ -127,6 +140,9 @@ class Stream {
   std::uint64_t block_ = 0;   ///< first block of the next refill
   std::array<std::uint64_t, kBufferWords> buffer_{};
   unsigned next_ = kBufferWords;
+  std::uint64_t retry_block_ = 0;  ///< next block of the retry sequence, from 0 (block 2^35 + it)
+  std::array<std::uint64_t, kRetryWords> retry_{};
+  unsigned retry_next_ = kRetryWords;
 };
 
 }  // namespace rdpaudit::rng

@@ -279,29 +279,12 @@ inline double ziggurat_fast_value(std::uint64_t word) {
          kZigSignedLayer[word & 0x1FF].scale;
 }
 
-/// Cheap bounds that settle most wedge points without exp (a squeeze, as in Marsaglia's
-/// original and McFarland, "A modified ziggurat algorithm", JSCS 86 (2016)): on layer i's
-/// wedge [X[i+1], X[i]] the density f(x) = exp(-x^2/2) is convex where X[i+1] >= 1 and concave
-/// where X[i] <= 1 (f'' = (x^2 - 1) f), so it lies on one side of the chord through the layer's
-/// corners and on the other side of the tangents at both ends (slopes f'(x) = -x f(x)).
-/// Returns +1 (y < f(x): accept), -1 (y >= f(x): reject) or 0 (too close: evaluate exp).
-/// A bound decides only with a relative margin of 1e-9, far beyond the rounding of the bound
-/// and of exp, so every decision is the one y < exp(-x^2/2) would make: the draws are
-/// bit-identical to a sampler that always calls exp (tests/unit/test_rng_ziggurat.cpp).
-inline int ziggurat_wedge_squeeze(int i, double x, double y) {
-  constexpr double kMargin = 1e-9;
-  const double x0 = kZigX[i + 1], x1 = kZigX[i], y0 = kZigY[i + 1], y1 = kZigY[i];
-  if (x0 < 1.0 && x1 > 1.0) return 0;  // the inflection point is inside: no one-sided bound
-  const double chord = y0 + (x - x0) * ((y1 - y0) / (x1 - x0));
-  const double tangent0 = y0 * (1.0 - x0 * (x - x0)), tangent1 = y1 * (1.0 - x1 * (x - x1));
-  if (x0 >= 1.0) {  // convex: max(tangents) <= f <= chord
-    if (y >= chord * (1.0 + kMargin)) return -1;
-    if (y < std::max(tangent0, tangent1) * (1.0 - kMargin)) return 1;
-  } else {  // concave: chord <= f <= min(tangents)
-    if (y < chord * (1.0 - kMargin)) return 1;
-    if (y >= std::min(tangent0, tangent1) * (1.0 + kMargin)) return -1;
-  }
-  return 0;
-}
+/// The fast path over n <= 64 words: out[i] = ziggurat_fast_value(words[i]) for every i < n;
+/// returns the mask of the words that fail ziggurat_fast_accept (bit i: words[i]), whose
+/// values are not normals (they take the slow path). Vectorised with AVX2 where the CPU has
+/// it; the same bits either way (tests/unit/test_rng_ziggurat.cpp).
+std::uint64_t ziggurat_fast_values(const std::uint64_t* words, unsigned n, double* out);
+/// The portable loop behind ziggurat_fast_values, for the test that both agree.
+std::uint64_t ziggurat_fast_values_portable(const std::uint64_t* words, unsigned n, double* out);
 
 }  // namespace rdpaudit::rng::detail
