@@ -76,7 +76,7 @@ std::uint64_t Stream::below(std::uint64_t bound) {
 // sign): reusing the layer would bias the layer choice.
 double Stream::normal_slow(result_type word) {
   for (;;) {
-    const auto layer = static_cast<unsigned>(word & 0xFF);
+    const auto layer = static_cast<unsigned>(word & detail::kZigLayerMask);
     const double x = detail::ziggurat_abscissa(word);
     if (detail::ziggurat_fast_accept(word)) return detail::ziggurat_signed(x, word);
     if (layer == 0) return detail::ziggurat_signed(normal_tail(), word);

@@ -9,7 +9,7 @@ namespace {
 std::uint64_t fast_values_portable(const std::uint64_t* words, unsigned n, double* out) {
   std::uint64_t rejected = 0;  // bit i: word i fails the fast test
   for (unsigned i = 0; i < n; ++i) {
-    const ZigLayer& layer = kZigSignedLayer[words[i] & 0x1FF];
+    const ZigLayer& layer = kZigSignedLayer[words[i] & kZigSignedLayerMask];
     const std::uint64_t u = words[i] >> 11;
     rejected |= static_cast<std::uint64_t>(u >= layer.accept) << i;
     out[i] = static_cast<double>(static_cast<std::int64_t>(u)) * layer.scale;
@@ -37,7 +37,8 @@ __attribute__((target("avx2"))) std::uint64_t fast_values_avx2(const std::uint64
                                                                unsigned n, double* out) {
   const auto* table = reinterpret_cast<const char*>(kZigSignedLayer.data());
   const auto entry = [table](std::uint64_t word) {
-    return _mm_load_si128(reinterpret_cast<const __m128i*>(table + ((word & 0x1FF) << 4)));
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(
+        table + ((word & kZigSignedLayerMask) * sizeof(ZigLayer))));
   };
   std::uint64_t rejected = 0;
   unsigned i = 0;

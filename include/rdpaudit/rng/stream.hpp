@@ -48,7 +48,7 @@ struct StreamId {
 /// scenario, for blocks b < 2^35 (2^36 words per stream). Models Boost's
 /// UniformRandomNumberGenerator, so Boost.Random distributions can draw from it.
 ///
-/// Normals take one word each from that sequence; the ziggurat's slow path (1.5 % of draws)
+/// Normals take one word each from that sequence; the ziggurat's slow path (0.43 % of draws)
 /// takes its further words from a second sequence, the blocks 2^35 + b, in order. So normal
 /// i always starts from word i, whatever the earlier draws needed, and a run of normals is
 /// computed as one vector pass over the words with the few slow draws patched in after
@@ -79,8 +79,8 @@ class Stream {
   /// Uniform integer in [0, bound) without modulo bias (Lemire's method), bound > 0.
   std::uint64_t below(std::uint64_t bound);
 
-  /// Standard normal N(0, 1): 256-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word of
-  /// the stream per normal; the 1.5% of draws that fail the fast test take the wedge or tail
+  /// Standard normal N(0, 1): 1024-layer ziggurat (rdpaudit/rng/ziggurat.hpp). One word of
+  /// the stream per normal; the 0.43% of draws that fail the fast test take the wedge or tail
   /// path with further words from the retry sequence.
   double normal() {
     const result_type word = (*this)();
