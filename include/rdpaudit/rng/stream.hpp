@@ -115,7 +115,7 @@ class Stream {
   void discard(std::uint64_t n);
 
  private:
-  static constexpr unsigned kBlocksPerRefill = 16;  ///< blocks computed together (docs/rng.md)
+  static constexpr unsigned kBlocksPerRefill = 32;  ///< blocks computed together (docs/rng.md)
   static constexpr unsigned kBufferWords = 2 * kBlocksPerRefill;
 
   static constexpr unsigned kRetryBlocksPerRefill = 4;
