@@ -1,5 +1,5 @@
-// Speed of rng::Stream: ns per 64-bit word, per uniform, per normal (ours and Boost's
-// normal_distribution drawing from the same Stream), single thread, then Stream::normal on
+// Speed of rng::Stream: ns per 64-bit word, per uniform, per normal (ours one at a time and
+// in runs of 32, and Boost's normal_distribution drawing from the same Stream), single thread, then Stream::normal on
 // every OpenMP thread at once. Each figure is the median over the repeats.
 //
 //   build/release/bench/bench_normals [draws per repeat = 1e8] [repeats = 5]
@@ -121,6 +121,18 @@ int main(int argc, char** argv) {
   report<Use::kStore>("Stream::uniform()", draws, repeats, uniform);
   report<Use::kStore>("Stream::normal()", draws, repeats, normal);
   report<Use::kStore>("boost::random::normal_distribution(Stream)", draws, repeats, boost);
+  // As the simulator draws them: normals() in runs of 32 (one lane's noise for 32 steps),
+  // handed out one by one from the run.
+  double run[32];
+  int next = 32;
+  const auto normals32 = [&run, &next](Stream& s) {
+    if (next == 32) {
+      s.normals(run, 32);
+      next = 0;
+    }
+    return run[next++];
+  };
+  report<Use::kStore>("Stream::normals(), runs of 32", draws, repeats, normals32);
   report<Use::kSum>("Stream::normal()", draws, repeats, normal);
   report<Use::kSum>("boost::random::normal_distribution(Stream)", draws, repeats, boost);
 
