@@ -12,6 +12,7 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::io {
 
@@ -108,6 +109,7 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   root.attr("compiler", compiler_version());
   root.attr("libraries", library_versions());
   root.attr("hdf5_version", hdf5_version());
+  root.attr("generator", rng::kGenerator);
   root.attr("created_utc", utc_now());
   root.attr("command_line", run.command_line);
   root.attr("threads", run.threads);

@@ -17,7 +17,7 @@ inline constexpr const char* kFileType = "rdpaudit-results";
 /// Major: readers refuse other majors (layout changes). Minor: additions only.
 inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and statistical apart
 inline constexpr int kFormatMinor =
-    1;  // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells
+    2;  // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells; 2.2: generator
 
 struct RunInfo {
   std::string command_line;

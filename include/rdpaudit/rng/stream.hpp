@@ -15,6 +15,15 @@
 
 namespace rdpaudit::rng {
 
+/// Names what a seed produces: bumped whenever the draws of any stream, or how the simulator
+/// turns them into batches and noise, change (1: Philox2x64-10; 2: ARS-7, 256-layer ziggurat;
+/// 3: normals one word each with a retry sequence, 1024 layers, batch draws of interchangeable
+/// records). Written to every results file (`generator`), so two files say whether their
+/// numbers can be compared draw for draw.
+inline constexpr const char* kGenerator =
+    "generator 3: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
+    "slow draws from the retry sequence; batches drawn for interchangeable records (docs/rng.md)";
+
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.
 enum class Purpose : std::uint32_t {
