@@ -10,8 +10,11 @@ double log_sum_exp(const std::vector<double>& x) {
   if (x.empty()) return -std::numeric_limits<double>::infinity();
   const double m = *std::max_element(x.begin(), x.end());
   if (!std::isfinite(m)) return m;
+  // Each term exp(v - m) <= 1 in double (relative error below 2^-52), summed in long double:
+  // the log of the sum is as accurate as the terms, and a double exp is several times faster
+  // than expl (the plug-in's bootstrap calls this for every resample and order).
   long double s = 0.0L;
-  for (double v : x) s += std::exp(static_cast<long double>(v - m));
+  for (double v : x) s += static_cast<long double>(std::exp(v - m));
   return m + static_cast<double>(std::log(s));
 }
 

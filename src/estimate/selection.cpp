@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/cells.hpp"
@@ -129,33 +130,59 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
                      std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
                      std::to_string(cells) + " cells, those of the selection");
   }
-  std::vector<Estimate> out;
-  if (options.run_plugin) {
-    const CellCounts plugin{coarsen(counts_p, selection.edges, selection.plugin_edges),
-                            coarsen(counts_q, selection.edges, selection.plugin_edges)};
-    for (Estimate& e : histogram_plugin(plugin, alphas, options.plugin, stream, {},
-                                        selection.prefix + "histogram-plugin")) {
-      out.push_back(std::move(e));
-    }
-  }
   OrderedCells oc;
   oc.position = selection.fine_position;
   oc.selection = selection.selection;
   oc.evaluation.p = coarsen(counts_p, selection.edges, selection.fine_edges);
   oc.evaluation.q = coarsen(counts_q, selection.edges, selection.fine_edges);
-  std::vector<RigorousResult> bounds;
-  if (options.run_partition) {
-    bounds.push_back(
-        rigorous_lower_bound(oc, alphas, options.rigorous, selection.prefix + "rigorous-cp"));
+  // The three methods read the same counts and share nothing else (the plug-in alone draws
+  // from `stream`), so they run side by side on the OpenMP threads and are collected in
+  // this fixed order: the same numbers for any thread count. An exception leaves its section
+  // through `failed` and is rethrown here (none may cross the parallel region).
+  std::vector<Estimate> plugin;
+  RigorousResult partition, bernstein;
+  std::exception_ptr failed[3];
+  const auto guarded = [&failed](int i, const auto& work) {
+    try {
+      work();
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  };
+#pragma omp parallel sections num_threads(3)
+  {
+#pragma omp section
+    guarded(0, [&] {
+      if (!options.run_plugin) return;
+      const CellCounts plugin_cells{coarsen(counts_p, selection.edges, selection.plugin_edges),
+                                    coarsen(counts_q, selection.edges, selection.plugin_edges)};
+      plugin = histogram_plugin(plugin_cells, alphas, options.plugin, stream, {},
+                                selection.prefix + "histogram-plugin");
+    });
+#pragma omp section
+    guarded(1, [&] {
+      if (options.run_partition)
+        partition =
+            rigorous_lower_bound(oc, alphas, options.rigorous, selection.prefix + "rigorous-cp");
+    });
+#pragma omp section
+    guarded(2, [&] {
+      if (options.run_bernstein)
+        bernstein = variational_lower_bound(oc, alphas, options.variational,
+                                            selection.prefix + "rigorous-bernstein");
+    });
   }
-  if (options.run_bernstein) {
-    bounds.push_back(variational_lower_bound(oc, alphas, options.variational,
-                                             selection.prefix + "rigorous-bernstein"));
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
   }
-  for (RigorousResult& r : bounds) {
+  std::vector<Estimate> out = std::move(plugin);
+  const auto collect = [&out, certificates](bool ran, RigorousResult& r) {
+    if (!ran) return;
     out.insert(out.end(), r.estimates.begin(), r.estimates.end());
     if (certificates) certificates->push_back(std::move(r));
-  }
+  };
+  collect(options.run_partition, partition);
+  collect(options.run_bernstein, bernstein);
   return out;
 }
 
