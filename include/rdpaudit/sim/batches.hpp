@@ -68,7 +68,7 @@ struct BatchDraws {
   rng::BoundedDraws subset;
   /// By_distinguished sampling without replacement: kSubsetChunk steps' offsets j < s
   /// uniform in [0, n - j), one per distinguished record (sequential selection,
-  /// BatchSchedule::draw_subsets), each from the next selection_bits-bit chunk of the
+  /// BatchSchedule::draw_selection_keys), each from the next `bits`-bit chunk of the
   /// stream's words by Lemire's method on that width, the next chunk taken on a rejection.
   struct Selection {
     int bits = 16;                         ///< 16 or 32
@@ -199,7 +199,8 @@ class BatchSchedule {
   rng::Stream& stream_;
   const std::vector<int>& fixed_order_;
   /// Permutation / working array of this trajectory; by_distinguished, built from at_ and
-  /// at_record_ when first asked for after a shuffle (stale_ until then).
+  /// at_record_ when first asked for after a shuffle (stale_ until then: const readers of
+  /// one schedule are one trajectory's, on one thread).
   mutable std::vector<int> order_;
   mutable bool stale_ = false;
   int at_[kMaxDistinguished] = {}, at_record_[kMaxDistinguished] = {};
