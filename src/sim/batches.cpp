@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace rdpaudit::sim {
@@ -23,12 +26,29 @@ std::vector<int> fixed_order(const config::Scenario& s) {
 
 namespace {
 
+// n, n - 1, ..., n - count + 1: offset k uniform in [0, n - k) picks the offset-th of what
+// is left after k picks.
+std::vector<std::uint64_t> falling_bounds(int n, int count) {
+  std::vector<std::uint64_t> bounds;
+  for (int k = 0; k < count; ++k) bounds.push_back(static_cast<std::uint64_t>(n - k));
+  return bounds;
+}
+
+bool draws_by_distinguished(BatchScheme scheme) {
+  return scheme == BatchScheme::kShufflePartition || scheme == BatchScheme::kShuffleEachEpoch ||
+         scheme == BatchScheme::kSampleWithoutReplacement;
+}
+
 // The radices of a shuffle's draws: Fisher-Yates, j_i uniform in [0, i] for i = n-1..1
 // (n > kMaskRecords); or, by rank among the records left (n <= kMaskRecords), pick k of the
-// epoch's m b uniform in [0, n - k), those with one choice left (n - k = 1) not drawn.
-std::vector<std::uint64_t> shuffle_bounds(const config::Scenario& s) {
+// epoch's m b uniform in [0, n - k), those with one choice left (n - k = 1) not drawn; or,
+// by_distinguished, the positions of the s distinguished records, position k uniform among
+// the n - k positions left.
+std::vector<std::uint64_t> shuffle_bounds(const config::Scenario& s, bool distinguished,
+                                          int count) {
   std::vector<std::uint64_t> bounds;
   const int n = s.n();
+  if (distinguished) return falling_bounds(n, count);
   if (n <= detail::kMaskRecords) {
     const long picks = std::min<long>(s.steps_per_epoch * s.batch_size, n - 1);
     for (long k = 0; k < picks; ++k) bounds.push_back(static_cast<std::uint64_t>(n - k));
@@ -44,9 +64,9 @@ const bool kFastPdep = [] {
          !__builtin_cpu_is("znver2");  // PDEP is microcoded there: about 250 cycles
 }();
 
-std::vector<std::uint64_t> subset_bounds(const config::Scenario& s, int chunk) {
+std::vector<std::uint64_t> subset_bounds(const config::Scenario& s, int chunk, bool distinguished) {
   std::vector<std::uint64_t> bounds;
-  if (s.scheme != BatchScheme::kSampleWithoutReplacement) return bounds;
+  if (s.scheme != BatchScheme::kSampleWithoutReplacement || distinguished) return bounds;
   const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
   for (int step = 0; step < chunk; ++step) {
     if (ranks > 0) {
@@ -132,12 +152,91 @@ bool order_by_rank_uses_pdep() {
 
 }  // namespace detail
 
-BatchDraws::BatchDraws(const config::Scenario& s)
-    : shuffle(shuffle_bounds(s)),
-      ranks_count(s.scheme == BatchScheme::kSampleWithoutReplacement
-                      ? static_cast<std::uint32_t>(BatchSchedule::subset_ranks(s.n(), s.batch_size))
-                      : 0),
-      subset(subset_bounds(s, BatchSchedule::kSubsetChunk)) {}
+std::optional<std::vector<int>> distinguished_records(const double* x, const int* labels, int n,
+                                                      int p) {
+  const auto row_bytes = static_cast<std::size_t>(p) * sizeof(double);
+  const auto same = [&](int i, int j) {  // bitwise: -0.0 and 0.0 differ, a NaN equals itself
+    return std::memcmp(x + static_cast<long>(i) * p, x + static_cast<long>(j) * p, row_bytes) ==
+               0 &&
+           (labels == nullptr || labels[i] == labels[j]);
+  };
+  // If at most kMaxDistinguished records differ from some row, one of the first
+  // kMaxDistinguished + 1 records is a copy of it: those are the candidates.
+  std::optional<std::vector<int>> best;
+  for (int c = 0; c < std::min(n, kMaxDistinguished + 1); ++c) {
+    const int limit = best ? static_cast<int>(best->size()) - 1 : kMaxDistinguished;
+    std::vector<int> others;
+    for (int i = 0; i < n && static_cast<int>(others.size()) <= limit; ++i) {
+      if (!same(i, c)) others.push_back(i);
+    }
+    if (static_cast<int>(others.size()) <= limit) best = std::move(others);
+  }
+  return best;
+}
+
+BatchDraws::BatchDraws(const config::Scenario& s) : BatchDraws(s, false, {}) {}
+
+BatchDraws::BatchDraws(const config::Scenario& s, std::vector<int> records)
+    : BatchDraws(s, draws_by_distinguished(s.scheme), std::move(records)) {}
+
+BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist)
+    : by_distinguished(by),
+      distinguished(by ? std::move(dist) : std::vector<int>{}),
+      shuffle(shuffle_bounds(s, by, static_cast<int>(distinguished.size()))),
+      subset_keys(
+          s.scheme != BatchScheme::kSampleWithoutReplacement ? 0
+          : by ? std::uint32_t{1} << distinguished.size()
+               : static_cast<std::uint32_t>(BatchSchedule::subset_ranks(s.n(), s.batch_size))),
+      subset(subset_bounds(s, BatchSchedule::kSubsetChunk, by)) {
+  if (!by) return;
+  if (distinguished.size() > static_cast<std::size_t>(kMaxDistinguished) ||
+      !std::is_sorted(distinguished.begin(), distinguished.end()) ||
+      std::adjacent_find(distinguished.begin(), distinguished.end()) != distinguished.end() ||
+      (!distinguished.empty() && (distinguished.front() < 0 || distinguished.back() >= s.n())))
+    throw std::logic_error("BatchDraws: distinguished records not distinct, ascending, in range");
+  for (int i = 0, k = 0; i < s.n(); ++i) {
+    if (k < static_cast<int>(distinguished.size()) && distinguished[k] == i) {
+      ++k;
+    } else {
+      background.push_back(i);
+    }
+  }
+  if (s.scheme != BatchScheme::kSampleWithoutReplacement) return;
+  // 16-bit chunks (4 a word) while a chunk of steps rarely has a rejection (at most 1 in 8:
+  // each of its 32 s draws is rejected with probability below n / 2^16), 32-bit ones above.
+  const int count = static_cast<int>(distinguished.size());
+  const long draws = static_cast<long>(BatchSchedule::kSubsetChunk) * count;
+  selection.bits = draws * s.n() <= (1L << 13) ? 16 : 32;
+  selection.words = static_cast<int>(draws * selection.bits / 64);  // draws: a multiple of 32
+  for (long i = 0; i < draws; ++i) {
+    const auto bound = static_cast<std::uint32_t>(s.n() - i % count);
+    selection.bound.push_back(bound);
+    selection.threshold.push_back(
+        static_cast<std::uint32_t>((std::uint64_t{1} << selection.bits) % bound));
+    if (selection.bits == 16) {
+      selection.bound16.push_back(static_cast<std::uint16_t>(selection.bound.back()));
+      selection.threshold16.push_back(static_cast<std::uint16_t>(selection.threshold.back()));
+    }
+  }
+}
+
+bool BatchDraws::subset_of_key(int n, int b, std::uint32_t key, int* out) const {
+  if (!by_distinguished) {
+    BatchSchedule::subset_of_rank(n, b, key, out);
+    return true;
+  }
+  // More distinguished records than b, or too few to fill b with the background: no batch.
+  const int chosen = __builtin_popcount(key);
+  if (chosen > b || b - chosen > static_cast<int>(background.size())) return false;
+  // The background records are copies of one row: which of them fill the batch does not
+  // change its multiset of rows.
+  int k = 0;
+  for (std::size_t j = 0; j < distinguished.size(); ++j) {
+    if (key >> j & 1) out[k++] = distinguished[j];
+  }
+  for (int i = 0; k < b; ++i) out[k++] = background[static_cast<std::size_t>(i)];
+  return true;
+}
 
 BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& fixed,
                              rng::Stream& stream)
@@ -163,12 +262,13 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       order_(fixed),
       own_draws_(std::move(own)),
       draws_(shared != nullptr ? shared : own_draws_.get()),
-      ranks_count_(draws_->ranks_count),
-      offsets_(static_cast<std::size_t>(std::max({s.n(), kSubsetChunk * s.batch_size, 1}))) {
+      subset_keys_(draws_->subset_keys),
+      offsets_(static_cast<std::size_t>(
+          std::max({s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
   if (scheme_ == BatchScheme::kShufflePartition) shuffle();  // one partition for all epochs
   if (scheme_ == BatchScheme::kPoisson) order_.resize(n_);
   if (scheme_ == BatchScheme::kSampleWithoutReplacement)
-    subsets_.resize(static_cast<std::size_t>(ranks_count_ > 0 ? 1 : kSubsetChunk) * b_);
+    subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
 }
 
 bool BatchSchedule::is_partition() const {
@@ -177,6 +277,10 @@ bool BatchSchedule::is_partition() const {
 }
 
 void BatchSchedule::shuffle() {
+  if (draws_->by_distinguished) {
+    place_distinguished();
+    return;
+  }
   ++generation_;
   draws_->shuffle.draw(stream_, offsets_.data());
   if (n_ <= detail::kMaskRecords) {
@@ -194,10 +298,48 @@ void BatchSchedule::shuffle() {
   for (int i = n_ - 1; i > 0; --i) std::swap(order_[i], order_[offsets_[n_ - 1 - i]]);
 }
 
+void BatchSchedule::place_distinguished() {
+  const std::vector<int>& dist = draws_->distinguished;
+  const int s = static_cast<int>(dist.size());
+  if (s == 0 && generation_ > 0) return;  // nothing to draw: the order never changes
+  ++generation_;
+  // A uniform order of the records puts the distinguished ones at a uniform ordered s-tuple
+  // of distinct positions; as the other records are copies of one row, their order does not
+  // change any batch's multiset of rows. Position k is the offset_k-th (ascending) of the
+  // positions left, offset_k uniform in [0, n - k).
+  draws_->shuffle.draw(stream_, offsets_.data());
+  pick_unpicked<kMaxDistinguished>(offsets_.data(), s, at_);
+  for (int k = 0; k < s; ++k) {  // insertion sort by position, carrying the records along
+    const int pos = at_[k];
+    int m = k;
+    for (; m > 0 && at_[m - 1] > pos; --m) {
+      at_[m] = at_[m - 1];
+      at_record_[m] = at_record_[m - 1];
+    }
+    at_[m] = pos;
+    at_record_[m] = dist[static_cast<std::size_t>(k)];
+  }
+  stale_ = true;
+}
+
+void BatchSchedule::build_order() const {
+  const int s = distinguished_count();
+  const int* background = draws_->background.data();
+  int* order = order_.data();
+  int next = 0;  // next position to fill
+  for (int k = 0; k <= s; ++k) {
+    const int end = k < s ? at_[k] : n_;
+    for (; next < end; ++next) *order++ = *background++;
+    if (k < s) *order++ = at_record_[k];
+    next = end + 1;
+  }
+  stale_ = false;
+}
+
 void BatchSchedule::start_epochs(BatchSchedule* schedules, int count) {
   if (count == 0 || schedules[0].scheme_ != BatchScheme::kShuffleEachEpoch) return;
   const int n = schedules[0].n_;
-  if (n > detail::kMaskRecords || !kFastPdep) {
+  if (n > detail::kMaskRecords || !kFastPdep || schedules[0].draws_->by_distinguished) {
     for (int w = 0; w < count; ++w) schedules[w].shuffle();
     return;
   }
@@ -238,6 +380,116 @@ void BatchSchedule::subset_of_rank(int n, int b, std::uint32_t rank, int* out) {
   pick_unpicked<kSmallSubset>(offset, b, out);
 }
 
+namespace {
+
+// Sequential selection (Knuth, TAOCP vol. 2, Algorithm 3.4.2 S) of a uniform b-subset of n
+// records, taking the s distinguished ones first: record j is in the batch with probability
+// (b - chosen so far) / (n - j), i.e. iff its offset, uniform in [0, n - j), is below
+// b - chosen. The key of a step is the mask of the distinguished records chosen (the
+// background records fill the b - chosen places left).
+template <class Offset>
+std::uint32_t selection_key(const Offset* offset, int s, int b) {
+  std::uint32_t key = 0, left = static_cast<std::uint32_t>(b);
+  for (int j = 0; j < s; ++j) {
+    const bool in = offset[j] < left;
+    key |= static_cast<std::uint32_t>(in) << j;
+    left -= in ? 1 : 0;
+  }
+  return key;
+}
+
+}  // namespace
+
+void BatchSchedule::draw_selection_keys() {
+  // Lemire's method on W-bit integers ("Fast random integer generation in an interval", ACM
+  // TOMACS 2019): for a uniform W-bit c, (c m) >> W is uniform in [0, m) given that
+  // (c m) mod 2^W >= 2^W mod m. Offset i takes the W-bit chunks of the stream's words (low
+  // bits first) in order until one is accepted. The words of a chunk of steps are drawn at
+  // once and their chunks checked together; only a chunk of steps with a rejection (rare)
+  // is redone one offset at a time, from the same words and more after them.
+  const BatchDraws::Selection& sel = draws_->selection;
+  const int s = distinguished_count();
+  const int count = static_cast<int>(sel.bound.size()), bits = sel.bits, per_word = 64 / bits;
+  const int words = sel.words;
+  std::uint32_t* key = offsets_.data();
+  if (count == 0) {  // no distinguished record: every batch is background records
+    std::fill(key, key + kSubsetChunk, 0u);
+    return;
+  }
+  alignas(16) std::uint64_t word[kSubsetChunk * kMaxDistinguished / 2];
+  for (int i = 0; i < words; ++i) word[i] = stream_();
+  std::uint32_t* offset = key + kSubsetChunk;  // offsets_ holds kSubsetChunk (1 + s)
+  if (bits == 16) {
+    // Eight 16-bit chunks per SSE2 register: the offsets are the high halves of the
+    // products, a rejection a low half below the threshold (count is a multiple of 32).
+    alignas(16) std::uint16_t value[kSubsetChunk * kMaxDistinguished];
+    __m128i rejected = _mm_setzero_si128();
+    for (int i = 0; i < count; i += 8) {
+      const __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(word) + i / 8);
+      const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sel.bound16.data() + i));
+      const __m128i low = _mm_mullo_epi16(c, m);
+      const __m128i threshold =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(sel.threshold16.data() + i));
+      rejected = _mm_or_si128(rejected, _mm_subs_epu16(threshold, low));  // > 0: low < threshold
+      _mm_store_si128(reinterpret_cast<__m128i*>(value + i), _mm_mulhi_epu16(c, m));
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(rejected, _mm_setzero_si128())) == 0xFFFF) {
+      if (s == 1) {  // record 0 is in step i's batch iff its offset is below b
+        const __m128i b = _mm_set1_epi16(static_cast<short>(b_)), zero = _mm_setzero_si128();
+        for (int i = 0; i < kSubsetChunk; i += 16) {
+          const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(value + i));
+          const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(value + i + 8));
+          // -1 where the offset is not below b, else 0; plus 1: the keys, one a byte
+          const __m128i in =
+              _mm_add_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(_mm_subs_epu16(b, lo), zero),
+                                           _mm_cmpeq_epi16(_mm_subs_epu16(b, hi), zero)),
+                           _mm_set1_epi8(1));
+          const __m128i in_lo = _mm_unpacklo_epi8(in, zero), in_hi = _mm_unpackhi_epi8(in, zero);
+          auto* to = reinterpret_cast<__m128i*>(key + i);
+          _mm_storeu_si128(to, _mm_unpacklo_epi16(in_lo, zero));
+          _mm_storeu_si128(to + 1, _mm_unpackhi_epi16(in_lo, zero));
+          _mm_storeu_si128(to + 2, _mm_unpacklo_epi16(in_hi, zero));
+          _mm_storeu_si128(to + 3, _mm_unpackhi_epi16(in_hi, zero));
+        }
+        return;
+      }
+      for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(value + i * s, s, b_);
+      return;
+    }
+  } else {
+    bool rejected = false;
+    for (int i = 0; i < count; ++i) {
+      const std::uint64_t product = (word[i / 2] >> (32 * (i % 2)) & 0xFFFFFFFFu) * sel.bound[i];
+      offset[i] = static_cast<std::uint32_t>(product >> 32);
+      rejected |= static_cast<std::uint32_t>(product) < sel.threshold[i];
+    }
+    if (!rejected) {
+      for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(offset + i * s, s, b_);
+      return;
+    }
+  }
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  int next_word = 0, left = 0;  // chunks left in `current`
+  std::uint64_t current = 0;
+  for (int i = 0; i < count; ++i) {
+    for (;;) {
+      if (left == 0) {
+        current = next_word < words ? word[next_word] : stream_();
+        ++next_word;
+        left = per_word;
+      }
+      const std::uint64_t product = (current & mask) * sel.bound[static_cast<std::size_t>(i)];
+      current >>= bits;
+      --left;
+      if ((product & mask) >= sel.threshold[static_cast<std::size_t>(i)]) {
+        offset[i] = static_cast<std::uint32_t>(product >> bits);
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(offset + i * s, s, b_);
+}
+
 void BatchSchedule::draw_subsets() {
   // Each batch is a uniform ordered b-tuple of distinct records: offset k uniform in
   // [0, n - k) picks the offset-th record (in ascending order) not picked before. Where the
@@ -246,9 +498,13 @@ void BatchSchedule::draw_subsets() {
   // kSubsetChunk steps are made together (they share words, rng/bounded.hpp), so the batch
   // of a step depends on the stream only, not on how the caller asks for it. Large unranked
   // batches take a partial Fisher-Yates on order_ (b swaps) instead of the O(b^2) picks.
-  draws_->subset.draw(stream_, offsets_.data());
   subset_step_ = 0;
-  if (ranks_count_ > 0) return;  // the ranks, in offsets_[0..kSubsetChunk)
+  if (draws_->by_distinguished) {
+    draw_selection_keys();
+    return;
+  }
+  draws_->subset.draw(stream_, offsets_.data());
+  if (subset_keys_ > 0) return;  // the ranks, in offsets_[0..kSubsetChunk)
   for (int step = 0; step < kSubsetChunk; ++step) {
     const std::uint32_t* offset = offsets_.data() + static_cast<long>(step) * b_;
     int* out = subsets_.data() + static_cast<long>(step) * b_;

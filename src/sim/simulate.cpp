@@ -103,6 +103,24 @@ void step_lanes_default(const Loss& loss, double (*th)[kLanes], const double (*z
 
 const bool kStepLanesAvx2 = __builtin_cpu_supports("avx2");
 
+/// Whether the gradient of the scenario's loss needs only the multiset of the batch's rows
+/// (its kernel has kSumOfRecords, sim/loss.hpp).
+bool sums_records(const Scenario& s) {
+  return s.loss == LossKind::kQuadratic || s.loss == LossKind::kLinear;
+}
+
+/// The draws of the dataset's schedules: where the loss needs only the batch's multiset of
+/// rows and no record is crafted (its batches must say whether they hold it), records that
+/// copy one background row are interchangeable, and the schemes that can draw only what the
+/// few others do (BatchDraws) do so.
+BatchDraws draws_of(const Scenario& s, const DataView& data) {
+  if (sums_records(s) && data.crafted_index < 0) {
+    if (auto distinguished = distinguished_records(data.x, data.labels, data.n, data.p))
+      return BatchDraws(s, std::move(*distinguished));
+  }
+  return BatchDraws(s);
+}
+
 /// Runs single trajectories of one (scenario, dataset) with loss functor Loss, whose
 /// compile-time dimension Loss::d fixes the length of every coordinate loop.
 template <class Loss>
@@ -117,20 +135,21 @@ class TrajectoryRunner {
         seed_(seed),
         dataset_(dataset),
         project_(std::isfinite(s.projection_diameter)),
-        draws_(s) {
+        draws_(draws_of(s, data)) {
+    if (Loss::kSumOfRecords != sums_records(s))
+      throw std::logic_error("simulate: sums_records disagrees with the loss kernel");
     if constexpr (Loss::kSumOfRecords) {
       // Sampling without replacement, few possible batches: the record sum of every batch,
-      // by rank (BatchSchedule::next_subset_rank), formed as sum_records forms it. Not with a
+      // by key (BatchSchedule::next_subset_key), formed as sum_records forms it. Not with a
       // crafted record: its batches must say whether they hold it (store_sum does).
-      const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
-      if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && ranks > 0 &&
-          ranks * Loss::d <= kMaxSubsetSums && data_.crafted_index < 0) {
-        subset_sums_.resize(ranks * Loss::d);
+      const std::uint64_t keys = draws_.subset_keys;
+      if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && keys > 0 &&
+          keys * Loss::d <= kMaxSubsetSums && data_.crafted_index < 0) {
+        subset_sums_.resize(keys * Loss::d);
         std::vector<int> idx(static_cast<std::size_t>(s.batch_size));
-        for (std::uint64_t r = 0; r < ranks; ++r) {
-          BatchSchedule::subset_of_rank(s.n(), s.batch_size, static_cast<std::uint32_t>(r),
-                                        idx.data());
-          sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
+        for (std::uint64_t r = 0; r < keys; ++r) {  // keys no batch has: never read
+          if (draws_.subset_of_key(s.n(), s.batch_size, static_cast<std::uint32_t>(r), idx.data()))
+            sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
         }
       }
     }
@@ -147,6 +166,9 @@ class TrajectoryRunner {
   /// Largest table of the record sums of every possible batch (doubles), see the constructor:
   /// 256 KB, about what stays in the L2 cache of one core.
   static constexpr std::uint64_t kMaxSubsetSums = 32768;
+  /// Largest batch whose sum refresh_distinguished forms from the positions (larger ones:
+  /// from batch_at()).
+  static constexpr int kMaxBatchByPositions = 64;
   /// Steps of noise drawn ahead per lane (see draw_noise).
   static constexpr int kNoiseSteps = 32;
   static_assert(kNoiseSteps == BatchSchedule::kSubsetChunk, "run_by_sums draws both together");
@@ -302,24 +324,27 @@ class TrajectoryRunner {
       sum_records<d>(data_, idx, count, sum);
       for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = sum[k];
     };
+    const bool one_batch = draws_.by_distinguished && draws_.subset_keys == 1;
     long pos = 0;  // position in the epoch, the same for every lane (partition schemes)
     for (long t = 0; t < s_.steps; ++t) {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
       if constexpr (subset) {
-        if (c == 0) {
+        // One possible batch (no distinguished record, BatchDraws): its sum for every step,
+        // and nothing to draw.
+        if (c == 0 && (t == 0 || !one_batch)) {
           const long len = std::min<long>(kNoiseSteps, s_.steps - t);
           for (int w = 0; w < lanes; ++w) {
             if (subset_sums_.empty()) {
               for (long i = 0; i < len; ++i) store_sum(i, w, batches[w].next_subset(), size[w]);
               continue;
             }
-            // Batch sums straight from the ranks as they are drawn (a rejected word's are
+            // Batch sums straight from the keys as they are drawn (a rejected word's are
             // written again); those past the trajectory's end are never read.
             const double* table = subset_sums_.data();
             double* to = sums.data() + w;
-            batches[w].next_subset_ranks([table, to](int i, std::uint32_t rank) {
-              const double* sum = table + static_cast<std::size_t>(rank) * d;
+            batches[w].next_subset_keys([table, to](int i, std::uint32_t key) {
+              const double* sum = table + static_cast<std::size_t>(key) * d;
               for (int k = 0; k < d; ++k) to[(i * d + k) * kLanes] = sum[k];
             });
           }
@@ -330,6 +355,8 @@ class TrajectoryRunner {
           const int* idx = batches[w].next(size[w]);
           store_sum(0, w, idx, size[w]);
         }
+      } else if (pos == 0 && t > 0 && draws_.by_distinguished) {
+        for (int w = 0; w < lanes; ++w) refresh_distinguished(batches[w], w, store_sum);
       } else if (pos == 0) {
         const auto before = batches.front().generation();
         BatchSchedule::start_epochs(batches.data(), lanes);
@@ -375,6 +402,43 @@ class TrajectoryRunner {
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];
     }
+  }
+
+  /// The next epoch of a by_distinguished partition (BatchDraws) of lane w, whose batch sums
+  /// are cached: the records other than the distinguished ones are copies of one row, so
+  /// only the batches where a distinguished record was or now is change their sum. They are
+  /// summed by store_sum(batch, w, records, b) from the records batch_at() would hold there
+  /// (any background record stands for the one in its place: the same row, bit for bit), so
+  /// the sums are those of the whole new order.
+  template <class Store>
+  void refresh_distinguished(BatchSchedule& batches, int w, const Store& store_sum) const {
+    const int s = batches.distinguished_count(), b = batches.batch_size();
+    if (s == 0) return;  // the order never changes
+    const long m = batches.batches_per_epoch(), used = m * b;
+    int before[kMaxDistinguished];
+    std::copy(batches.distinguished_positions(), batches.distinguished_positions() + s, before);
+    const auto generation = batches.generation();
+    batches.start_epoch();
+    if (batches.generation() == generation) return;  // shuffle_partition: one for all epochs
+    const int* at = batches.distinguished_positions();
+    const int* record = batches.distinguished_at_positions();
+    const int filler = draws_.background.empty() ? 0 : draws_.background.front();
+    int idx[kMaxBatchByPositions];
+    const auto refresh = [&](int position) {
+      if (position >= used) return;  // left out of every batch (footnote 3)
+      const long j = position / b;
+      if (b > kMaxBatchByPositions) {
+        store_sum(j, w, batches.batch_at(j), b);
+        return;
+      }
+      std::fill(idx, idx + b, filler);
+      for (int k = 0; k < s; ++k) {
+        if (at[k] / b == j) idx[at[k] - j * b] = record[k];
+      }
+      store_sum(j, w, idx, b);
+    };
+    for (int k = 0; k < s; ++k) refresh(before[k]);
+    for (int k = 0; k < s; ++k) refresh(at[k]);
   }
 
   /// z[i][w] = step_std * (normal i of the next len * d of lane w's noise stream) for
@@ -443,7 +507,7 @@ class TrajectoryRunner {
   Dataset dataset_;
   bool project_;
   BatchDraws draws_;                 ///< shared by every trajectory's BatchSchedule
-  std::vector<double> subset_sums_;  ///< by batch rank, d per batch (empty: no table)
+  std::vector<double> subset_sums_;  ///< by batch key, d per batch (empty: no table)
 };
 
 /// Calls f(runner) with the runner of the scenario's loss family, instantiated for its
@@ -533,6 +597,10 @@ template <class Runner>
 }
 
 }  // namespace
+
+BatchDraws batch_draws(const Scenario& s, Dataset dataset) {
+  return draws_of(s, records_of(s, dataset == kDPrime || dataset == kPilotDPrime).view);
+}
 
 std::int64_t pilot_trajectories(const Scenario& s) {
   return s.estimate.enabled ? std::max<std::int64_t>(s.pilot_trajectories, s.estimate.pilot)

@@ -14,16 +14,15 @@
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
+#include "sim_moments_support.hpp"
 
 using namespace rdpaudit;
 using config::BatchScheme;
 
 namespace {
 
-struct Moments {
-  double mean = 0, second = 0;  // E[theta], E[theta^2]
-  double variance() const { return second - mean * mean; }
-};
+using testing::check_against_closed_form;
+using testing::Moments;
 
 // One step of the moment recursion for an affine map theta -> A theta + B + noise.
 struct AffineLaw {
@@ -145,29 +144,6 @@ std::string experiment(const Setting& p, const std::string& scheme) {
          "\nepochs = " + std::to_string(p.epochs) + "\n[noise]\nstep_std = " + std::to_string(p.s) +
          "\n[init]\nmean = [" + std::to_string(p.m0) + "]\nstd = " + std::to_string(p.s0) +
          "\n[tally]\nraw_samples = 1000000\npilot_trajectories = 1000\n";
-}
-
-// |estimate - truth| < 5 standard errors: a correct simulator fails this with probability
-// ~6e-7 per comparison; a wrong mean/variance by a few % fails it surely at 10^6 samples.
-void check_against_closed_form(const std::vector<double>& x, const Moments& truth) {
-  const double m = static_cast<double>(x.size());
-  double mean = 0;
-  for (double v : x) mean += v;
-  mean /= m;
-  double m2 = 0, m4 = 0;
-  for (double v : x) {
-    const double c = v - mean;
-    m2 += c * c;
-    m4 += c * c * c * c;
-  }
-  m2 /= (m - 1);
-  m4 /= m;
-  const double se_mean = std::sqrt(m2 / m);
-  const double se_var = std::sqrt((m4 - m2 * m2) / m);
-  INFO("mean " << mean << " vs " << truth.mean << " (se " << se_mean << ")");
-  INFO("variance " << m2 << " vs " << truth.variance() << " (se " << se_var << ")");
-  CHECK(std::fabs(mean - truth.mean) < 5 * se_mean);
-  CHECK(std::fabs(m2 - truth.variance()) < 5 * se_var);
 }
 
 }  // namespace

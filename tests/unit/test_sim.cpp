@@ -240,6 +240,14 @@ TEST_CASE("batch schedules follow their scheme", "[sim][batches]") {
 
 namespace {
 
+// The noise and initial iterate of the kernel comparisons below.
+const char* kNoiseAndInit = R"([noise]
+sigma = 1.0
+[init]
+mean = [0.3, -0.1]
+std = 0.2
+)";
+
 // One trajectory, written as plainly as possible (no lanes, no cached batch sums), from the
 // same streams the simulator uses: the optimised kernels must give the same numbers.
 // With `diverged` it also records the first step (0: the initial iterate) after which a
@@ -282,7 +290,8 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
     x.row(s.data.differing_index) = s.data.replacement.transpose();
   rng::Stream batch_stream(id(rng::Purpose::kBatch)), noise(id(rng::Purpose::kNoise));
   const auto order = sim::fixed_order(s);
-  sim::BatchSchedule batches(s, order, batch_stream);
+  const sim::BatchDraws draws = sim::batch_draws(s, dataset);  // as the simulator draws
+  sim::BatchSchedule batches(s, order, draws, batch_stream);
   for (long t = 0; t < s.steps; ++t) {
     int count = 0;
     const int* idx = batches.next(count);
@@ -389,15 +398,10 @@ scheme = "{}"
 eta = 0.05
 {}
 epochs = {}
-[noise]
-sigma = 1.0
-[init]
-mean = [0.3, -0.1]
-std = 0.2
-)",
+{})",
           loss, std::string(loss) == "quadratic" ? "lambda = 0.7" : "", c.n, c.gradient, c.scheme,
           std::string(c.scheme) == "full_batch" ? "" : fmt::format("batch_size = {}", c.b),
-          c.n > 100 ? 1 : 7);
+          c.n > 100 ? 1 : 7, kNoiseAndInit);
       const auto s = scenario_of(text);
       REQUIRE(s.data.crafted);
       for (auto dataset : {sim::kD, sim::kDPrime}) {
@@ -591,5 +595,97 @@ TEST_CASE("counting ids in any split gives the tally of one pass", "[sim][tally]
     CHECK(tally::fingerprint(binning) == tally::fingerprint(whole.binning));
     CHECK(tally::fingerprint(binning) !=
           tally::fingerprint(sim::prepare_binning(s, {4, 3000, 2, nullptr})));
+  }
+}
+
+TEST_CASE("records that copy one row: the kernels give the plain loop's numbers, bit for bit",
+          "[sim][batches]") {
+  // Schedules drawn by distinguished records (BatchDraws): s = 0 in D and 1 in D' (the
+  // worst-case preset), 2 in D and 3 in D' (the replaced record is distinguished in D' only),
+  // a batch larger than refresh_distinguished forms from positions, and records left out of
+  // every batch (n - m b > 0).
+  struct Case {
+    int n, b;
+    std::vector<int> distinguished;  // of D, rows (k + 1, -k) at these; background (0.5, -1)
+    int replaced;                    // replaced by (4, -3) in D'
+    std::size_t s_d, s_dprime;
+  };
+  for (const Case& c : {Case{50, 2, {}, 0, 0, 1}, Case{9, 2, {1, 4}, 6, 2, 3},
+                        Case{11, 4, {0, 10}, 5, 2, 3}, Case{141, 70, {3, 77}, 140, 2, 3}}) {
+    std::string points = "[";
+    for (int i = 0; i < c.n; ++i) {
+      const auto at = std::find(c.distinguished.begin(), c.distinguished.end(), i);
+      const int k = static_cast<int>(at - c.distinguished.begin());
+      points += at == c.distinguished.end() ? "[0.5, -1.0]" : fmt::format("[{}, {}]", k + 1, -k);
+      points += i + 1 < c.n ? ", " : "]";
+    }
+    for (const char* scheme :
+         {"shuffle_partition", "shuffle_each_epoch", "sample_without_replacement"}) {
+      for (const char* loss : {"quadratic", "linear"}) {
+        const std::string text =
+            fmt::format(R"(
+[experiment]
+seed = 7
+trajectories = 40
+[model]
+loss = "{}"
+dim = 2
+{}
+[data]
+points = {}
+replacement = [4.0, -3.0]
+differing_index = {}
+[training]
+scheme = "{}"
+eta = 0.05
+batch_size = {}
+epochs = 5
+{})",
+                        loss, std::string(loss) == "quadratic" ? "lambda = 0.7" : "", points,
+                        c.replaced, scheme, c.b, kNoiseAndInit);
+        const auto s = scenario_of(text);
+        for (auto dataset : {sim::kD, sim::kDPrime}) {
+          const sim::BatchDraws draws = sim::batch_draws(s, dataset);
+          REQUIRE(draws.by_distinguished);
+          REQUIRE(draws.distinguished.size() == (dataset == sim::kD ? c.s_d : c.s_dprime));
+          const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 40);
+          for (int j = 0; j < 40; ++j) {
+            const auto want = reference_trajectory(s, dataset, j);
+            INFO(scheme << " n " << c.n << " " << loss << " dataset " << dataset << " trajectory "
+                        << j);
+            for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
+          }
+        }
+      }
+    }
+  }
+  SECTION("not for the logistic loss, nor with a crafted record, nor for other schemes") {
+    CHECK_FALSE(sim::batch_draws(scenario_of(kLogisticPoisson), sim::kD).by_distinguished);
+    auto s = scenario_of(kQuadratic2d);
+    CHECK(sim::batch_draws(s, sim::kDPrime).by_distinguished);
+    s.scheme = config::BatchScheme::kPoisson;
+    CHECK_FALSE(sim::batch_draws(s, sim::kDPrime).by_distinguished);
+    const auto crafted = scenario_of(R"(
+[experiment]
+seed = 7
+trajectories = 20
+[model]
+loss = "linear"
+dim = 2
+[data]
+preset = "crafted_gradient"
+n = 5
+differing_index = 1
+gradient = [1.5, -0.5]
+[training]
+scheme = "shuffle_each_epoch"
+eta = 0.05
+batch_size = 2
+epochs = 2
+[noise]
+sigma = 1.0
+)");
+    REQUIRE(crafted.data.crafted);
+    CHECK_FALSE(sim::batch_draws(crafted, sim::kD).by_distinguished);
   }
 }

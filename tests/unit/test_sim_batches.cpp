@@ -245,16 +245,16 @@ TEST_CASE("sampling without replacement by rank: the tuple of each rank, uniform
     CHECK(looks_uniform(counts, 2450, draws));
     CHECK(static_cast<double>(one.stream.position()) < 0.23 * draws);  // 7 words per 32 steps
   }
-  SECTION("next_subset_ranks gives the ranks of next_subset_rank, chunk by chunk") {
+  SECTION("next_subset_keys gives the ranks of next_subset_key, chunk by chunk") {
     const auto s = scenario("sample_without_replacement", 9, 4);  // 3024 ranks
     const auto fixed = sim::fixed_order(s);
     rng::Stream s1({9, 0, 0, 6, rng::Purpose::kBatch}), s2 = s1, s3 = s1;
     sim::BatchSchedule one(s, fixed, s1), chunked(s, fixed, s2), records(s, fixed, s3);
     for (int chunk = 0; chunk < 20; ++chunk) {
       std::vector<std::uint32_t> ranks(sim::BatchSchedule::kSubsetChunk);
-      chunked.next_subset_ranks([&](int i, std::uint32_t r) { ranks[i] = r; });
+      chunked.next_subset_keys([&](int i, std::uint32_t r) { ranks[i] = r; });
       for (int i = 0; i < sim::BatchSchedule::kSubsetChunk; ++i) {
-        REQUIRE(one.next_subset_rank() == ranks[i]);
+        REQUIRE(one.next_subset_key() == ranks[i]);
         std::vector<int> want(4);
         sim::BatchSchedule::subset_of_rank(9, 4, ranks[i], want.data());
         const int* got = records.next_subset();
@@ -280,5 +280,221 @@ TEST_CASE("sampling without replacement by rank: the tuple of each rank, uniform
       CHECK(looks_uniform(first, 300, draws));
       CHECK(looks_uniform(last, 300, draws));
     }
+  }
+}
+
+namespace {
+
+// Pearson's statistic of counts against the probabilities p (every cell of p), below the
+// chi-square quantile at p = 1e-6 (as looks_uniform).
+template <class Key>
+bool fits_law(const std::map<Key, long>& counts, const std::map<Key, double>& p, long draws) {
+  double x2 = 0;
+  for (const auto& [key, prob] : p) {
+    const auto it = counts.find(key);
+    const double seen = it == counts.end() ? 0.0 : static_cast<double>(it->second);
+    x2 += (seen - draws * prob) * (seen - draws * prob) / (draws * prob);
+  }
+  for (const auto& [key, c] : counts) {
+    if (p.count(key) == 0) return false;  // a cell of probability 0
+  }
+  const double k = static_cast<double>(p.size() - 1), z = 4.75;
+  const double quantile = k * std::pow(1 - 2 / (9 * k) + z * std::sqrt(2 / (9 * k)), 3);
+  INFO("chi-square " << x2 << " on " << k << " degrees of freedom, 1e-6 quantile " << quantile);
+  return x2 < quantile;
+}
+
+double choose(int n, int k) {
+  if (k < 0 || k > n) return 0;
+  double c = 1;
+  for (int i = 0; i < k; ++i) c = c * (n - i) / (i + 1);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("distinguished records: those that differ, bitwise, from the row most records copy",
+          "[sim][batches]") {
+  using V = std::vector<int>;
+  const auto of = [](const std::vector<double>& x, int p, const std::vector<int>& labels = {}) {
+    return sim::distinguished_records(x.data(), labels.empty() ? nullptr : labels.data(),
+                                      static_cast<int>(x.size()) / p, p);
+  };
+  CHECK(of({0, 0, 0, 0}, 1) == V{});
+  CHECK(of({4, 0, 0, 0}, 1) == V{0});                 // the background need not come first
+  CHECK(of({1, 2, 1, 2, 1, 2, 2}, 1) == V{0, 2, 4});  // the row of the most records
+  CHECK(of({1, 2, 3, 4}, 2) == V{1});                 // rows of two: (1, 2), (3, 4)
+  CHECK(of({0.0, -0.0, 0.0}, 1) == V{1});             // bitwise: -0 is another row
+  CHECK(of({1, 1, 1}, 1, {0, 1, 0}) == V{1});         // a label makes another record
+  CHECK(of({5, 6}, 1) == V{1});                       // a tie: the first record's row
+  std::vector<double> many(20, 0.0);
+  for (int i = 0; i < 8; ++i) many[static_cast<std::size_t>(2 * i + 1)] = 1.0 + i;
+  CHECK(of(many, 1)->size() == 8);
+  many[17] = 9.0;  // nine differ from the background: too many
+  CHECK(!of(many, 1).has_value());
+}
+
+TEST_CASE("shuffles by distinguished records: uniform positions, the background in order",
+          "[sim][batches]") {
+  for (const std::string scheme : {"shuffle_each_epoch", "shuffle_partition"}) {
+    const auto s = scenario(scheme, 5, 2);  // 2 batches, record left out at position 4
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, {1, 3});
+    REQUIRE(draws.by_distinguished);
+    CHECK(draws.background == std::vector<int>{0, 2, 4});
+    std::map<std::vector<int>, long> pairs;
+    const long draws_count = 20 * 2000;
+    for (long k = 0; k < draws_count; ++k) {
+      rng::Stream stream({3, 0, 0, static_cast<std::uint64_t>(k), rng::Purpose::kBatch});
+      sim::BatchSchedule batches(s, fixed, draws, stream);
+      batches.start_epoch();
+      const std::vector<int> order(batches.batch_at(0), batches.batch_at(0) + 5);
+      REQUIRE(std::set<int>(order.begin(), order.end()).size() == 5);
+      std::vector<int> background, where(5);
+      for (int i = 0; i < 5; ++i) {
+        where[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = i;
+        if (order[static_cast<std::size_t>(i)] % 2 == 0) background.push_back(order[i]);
+      }
+      REQUIRE(background == std::vector<int>{0, 2, 4});
+      // the positions the schedule reports are those of its order
+      const int* at = batches.distinguished_positions();
+      const int* rec = batches.distinguished_at_positions();
+      REQUIRE(batches.distinguished_count() == 2);
+      REQUIRE(at[0] < at[1]);
+      for (int j = 0; j < 2; ++j) REQUIRE(order[static_cast<std::size_t>(at[j])] == rec[j]);
+      ++pairs[{where[1], where[3]}];
+    }
+    INFO(scheme);
+    CHECK(looks_uniform(pairs, 20, draws_count));  // every ordered pair of positions
+  }
+}
+
+TEST_CASE("shuffles with no distinguished record draw nothing: the records in index order",
+          "[sim][batches]") {
+  {
+    const auto s = scenario("shuffle_each_epoch", 7, 3);
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, {});
+    rng::Stream stream({3, 0, 0, 1, rng::Purpose::kBatch});
+    sim::BatchSchedule batches(s, fixed, draws, stream);
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      batches.start_epoch();
+      CHECK(std::vector<int>(batches.batch_at(0), batches.batch_at(0) + 7) ==
+            std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+    }
+    CHECK(batches.generation() == 1);
+    CHECK(stream.position() == 0);
+  }
+}
+
+namespace {
+
+// The keys of kSubsetChunk steps of sampling without replacement by distinguished records
+// (s of them), from the definition (docs/rng.md): offset i, bound n - (i mod s), takes the
+// `bits`-bit chunks of the stream's words, low bits first, until (c m) mod 2^bits >=
+// 2^bits mod m, and is (c m) >> bits; chunks left in the last word are dropped. Key: the
+// distinguished records j with offset below b - (those chosen before). Counts rejections.
+std::vector<std::uint32_t> keys_by_definition(rng::Stream& stream, int n, int b, int s, int bits,
+                                              long& rejections) {
+  std::vector<std::uint32_t> offsets;
+  std::uint64_t word = 0;
+  int left = 0;
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  for (int i = 0; i < sim::BatchSchedule::kSubsetChunk * s; ++i) {
+    const std::uint64_t m = static_cast<std::uint64_t>(n - i % s);
+    for (;;) {
+      if (left == 0) {
+        word = stream();
+        left = 64 / bits;
+      }
+      const std::uint64_t c = word & mask;
+      word >>= bits;
+      --left;
+      const std::uint64_t product = c * m;
+      if ((product & mask) >= (mask + 1) % m) {
+        offsets.push_back(static_cast<std::uint32_t>(product >> bits));
+        break;
+      }
+      ++rejections;
+    }
+  }
+  std::vector<std::uint32_t> keys;
+  for (int step = 0; step < sim::BatchSchedule::kSubsetChunk; ++step) {
+    std::uint32_t key = 0;
+    int chosen = 0;
+    for (int j = 0; j < s; ++j) {
+      if (offsets[static_cast<std::size_t>(step * s + j)] <
+          static_cast<std::uint32_t>(b - chosen)) {
+        key |= 1u << j;
+        ++chosen;
+      }
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("sampling without replacement by distinguished records: the definition, exact law",
+          "[sim][batches]") {
+  struct Case {
+    int n, b;
+    std::vector<int> distinguished;
+    int bits;
+    long chunks;
+  };
+  for (const Case& c : {Case{50, 2, {0}, 16, 4000}, Case{9, 3, {0, 4, 7}, 16, 1000},
+                        Case{300, 2, {5}, 32, 300}, Case{40, 5, {0, 1, 2, 3, 4, 5, 6, 39}, 32, 300},
+                        Case{6, 6, {1, 2}, 16, 100}, Case{12, 1, {}, 16, 100}}) {
+    INFO("n " << c.n << " b " << c.b << " s " << c.distinguished.size());
+    const auto s = scenario("sample_without_replacement", c.n, c.b);
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, c.distinguished);
+    const int count = static_cast<int>(c.distinguished.size());
+    REQUIRE(draws.subset_keys == 1u << count);
+    if (count > 0) REQUIRE(draws.selection.bits == c.bits);
+    rng::Stream mine({4, 0, 0, 2, rng::Purpose::kBatch}), theirs = mine, chunked = mine;
+    sim::BatchSchedule batches(s, fixed, draws, mine), by_chunk(s, fixed, draws, chunked);
+    long rejections = 0;
+    for (long k = 0; k < c.chunks; ++k) {
+      const auto want = keys_by_definition(theirs, c.n, c.b, count, c.bits, rejections);
+      std::vector<std::uint32_t> got(sim::BatchSchedule::kSubsetChunk);
+      by_chunk.next_subset_keys([&](int i, std::uint32_t key) { got[i] = key; });
+      REQUIRE(got == want);
+      for (int i = 0; i < sim::BatchSchedule::kSubsetChunk; ++i) {
+        const int* idx = batches.next_subset();
+        std::vector<int> batch(idx, idx + c.b);
+        // the distinguished records of the key, then the first background records
+        std::vector<int> expect;
+        for (int j = 0; j < count; ++j) {
+          if (want[static_cast<std::size_t>(i)] >> j & 1) expect.push_back(c.distinguished[j]);
+        }
+        for (int r : draws.background) {
+          if (static_cast<int>(expect.size()) < c.b) expect.push_back(r);
+        }
+        REQUIRE(batch == expect);
+      }
+    }
+    CHECK(mine.position() == theirs.position());
+    CHECK(chunked.position() == theirs.position());
+    if (c.n == 50) CHECK(rejections > 0);  // the one-by-one path after a rejection ran
+  }
+  SECTION("each set of distinguished records is in the batch as often as in a uniform b-subset") {
+    const int n = 9, b = 3;
+    const auto s = scenario("sample_without_replacement", n, b);
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, {0, 4, 7});
+    rng::Stream stream({4, 0, 0, 3, rng::Purpose::kBatch});
+    sim::BatchSchedule batches(s, fixed, draws, stream);
+    std::map<std::vector<int>, long> counts;
+    std::map<std::vector<int>, double> p;
+    for (int mask = 0; mask < 8; ++mask) {  // C(6, b - |mask|) / C(9, b) by counting subsets
+      const int k = __builtin_popcount(static_cast<unsigned>(mask));
+      p[{mask}] = choose(n - 3, b - k) / choose(n, b);
+    }
+    const long steps = 400000;
+    for (long t = 0; t < steps; ++t) ++counts[{static_cast<int>(batches.next_subset_key())}];
+    CHECK(fits_law(counts, p, steps));
   }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -27,15 +28,64 @@ void order_by_rank(int n, const std::uint32_t* rank, int picks, int* out, bool p
 bool order_by_rank_uses_pdep();
 }  // namespace detail
 
+/// Records that are bitwise copies of one row are interchangeable in a batch whose gradient
+/// needs only the multiset of its rows (the sum-of-records losses): a schedule may then draw
+/// only what the few other records do. At most this many such "distinguished" records.
+constexpr int kMaxDistinguished = 8;
+
+/// The records of a dataset (n rows of width p, row-major; labels, or null) whose row or
+/// label differs, bitwise, from the background row: the row, with its label, that all but
+/// the fewest records repeat (the first such record's). Ascending; nullopt when every row is
+/// repeated by fewer than n - kMaxDistinguished records.
+std::optional<std::vector<int>> distinguished_records(const double* x, const int* labels, int n,
+                                                      int p);
+
 /// The radices of the draws of one scenario's schedules: the same for every trajectory, so
 /// that callers running many may build them once (BatchSchedule's second constructor).
 struct BatchDraws {
+  /// Every record is drawn (a uniform order, a uniform ordered b-tuple).
   explicit BatchDraws(const config::Scenario& s);
-  rng::BoundedDraws shuffle;  ///< BatchSchedule::shuffle(): the picks' ranks, or Fisher-Yates
-  std::uint32_t ranks_count;  ///< subset_ranks(n, b) (sampling without replacement)
-  /// kSubsetChunk ranks uniform in [0, ranks_count), or, when there are too many,
-  /// kSubsetChunk x (offset k uniform in [0, n - k), k < b)
+  /// The records not in `distinguished` (ascending, at most kMaxDistinguished) are copies
+  /// of one background row: shuffle_partition, shuffle_each_epoch and
+  /// sample_without_replacement draw only where the distinguished records go
+  /// (by_distinguished); the other schemes draw as the first constructor. The batches then
+  /// have the law of the full draws as multisets of rows only: for sum-of-records losses
+  /// without a crafted record (docs/rng.md, "Interchangeable records").
+  BatchDraws(const config::Scenario& s, std::vector<int> distinguished);
+
+  bool by_distinguished;           ///< the draws of the second constructor
+  std::vector<int> distinguished;  ///< by_distinguished: the distinguished records, ascending
+  std::vector<int> background;     ///< by_distinguished: the other records, ascending
+  /// BatchSchedule::shuffle(): the picks' ranks, or Fisher-Yates; by_distinguished, the
+  /// ranks of the distinguished records' positions among the positions left
+  rng::BoundedDraws shuffle;
+  /// Sampling without replacement, where each step's batch is a key below this (0: none):
+  /// the rank of its ordered b-tuple (subset_ranks), or, by_distinguished, the mask of the
+  /// distinguished records it holds (2^s keys). subset_of_key gives the records.
+  std::uint32_t subset_keys;
+  /// kSubsetChunk steps' draws: ranks uniform in [0, subset_keys); or, when there are too
+  /// many, offsets k uniform in [0, n - k), k < b. Empty by_distinguished (selection).
   rng::BoundedDraws subset;
+  /// By_distinguished sampling without replacement: kSubsetChunk steps' offsets j < s
+  /// uniform in [0, n - j), one per distinguished record (sequential selection,
+  /// BatchSchedule::draw_selection_keys), each from the next `bits`-bit chunk of the
+  /// stream's words by Lemire's method on that width, the next chunk taken on a rejection.
+  struct Selection {
+    int bits = 16;                         ///< 16 or 32
+    int words = 0;                         ///< words of the chunks of kSubsetChunk steps
+    std::vector<std::uint32_t> bound;      ///< of draw i: n - (i mod s)
+    std::vector<std::uint32_t> threshold;  ///< 2^bits mod bound: a chunk whose product with
+                                           ///< the bound has a low part below it is rejected
+    std::vector<std::uint16_t> bound16, threshold16;  ///< the same, 16 bits (bits = 16)
+  } selection;
+  /// The batch of key `key` (< subset_keys) into out[0..b): subset_of_rank's tuple, or the
+  /// distinguished records of the mask (ascending) followed by the first background records.
+  /// False, with nothing written, for a mask no batch has (more than b records, or fewer
+  /// than b - (background records)).
+  bool subset_of_key(int n, int b, std::uint32_t key, int* out) const;
+
+ private:
+  BatchDraws(const config::Scenario& s, bool by_distinguished, std::vector<int> distinguished);
 };
 
 class BatchSchedule {
@@ -54,21 +104,27 @@ class BatchSchedule {
   /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
   /// that know the scheme and want it inlined.
   const int* next_subset();
-  /// Sampling without replacement when subset_ranks() > 0: the rank of the next step's batch,
-  /// which is subset_of_rank(n, b, rank) (next_subset() returns those records). Callers that
-  /// keep a table of per-batch quantities by rank read it instead of the records.
-  std::uint32_t next_subset_rank();
+  /// Sampling without replacement when BatchDraws::subset_keys > 0: the key of the next
+  /// step's batch, whose records are BatchDraws::subset_of_key(n, b, key) (next_subset()
+  /// returns them). Callers that keep a table of per-batch quantities by key read it instead.
+  std::uint32_t next_subset_key();
   /// Sampling without replacement draws the batches of this many steps at once (their ranks,
   /// or offsets, share words: 5 steps per word at n = 50, b = 2, instead of one word per step).
   static constexpr int kSubsetChunk = 32;
-  /// The ranks of the next kSubsetChunk batches, as kSubsetChunk next_subset_rank() calls
-  /// would give them, for callers that draw in chunks: calls f(i, rank) for batch i =
+  /// The keys of the next kSubsetChunk batches, as kSubsetChunk next_subset_key() calls
+  /// would give them, for callers that draw in chunks: calls f(i, key) for batch i =
   /// 0, 1, ..., kSubsetChunk - 1 in order, where a call may be repeated for the same i with
-  /// another rank (a rejected word, rng/bounded.hpp): the last call for each i counts. Only at
+  /// another key (a rejected word, rng/bounded.hpp): the last call for each i counts. Only at
   /// a chunk boundary (steps 0, kSubsetChunk, 2 kSubsetChunk, ... of the trajectory).
   template <class F>
-  void next_subset_ranks(F&& f) {
-    draws_->subset.draw_to(stream_, f);
+  void next_subset_keys(F&& f) {
+    if (!draws_->by_distinguished) {
+      draws_->subset.draw_to(stream_, f);  // the keys are the ranks drawn
+      return;
+    }
+    draw_subsets();  // a key needs all s draws of its step
+    for (int i = 0; i < kSubsetChunk; ++i) f(i, offsets_[static_cast<std::size_t>(i)]);
+    subset_step_ = kSubsetChunk;
   }
   /// Ordered b-tuples of distinct records, n (n-1) ... (n-b+1), when that is below 2^32 (the
   /// batches are then drawn by rank); 0 otherwise.
@@ -101,7 +157,18 @@ class BatchSchedule {
   /// one after the other (their shuffles are interleaved).
   static void start_epochs(BatchSchedule* schedules, int count);
   /// Batch j (< batches_per_epoch()) of the current partition, batch_size() records.
-  const int* batch_at(long j) const { return order_.data() + j * b_; }
+  const int* batch_at(long j) const {
+    if (stale_) build_order();
+    return order_.data() + j * b_;
+  }
+  /// BatchDraws::by_distinguished partitions: the positions in the current order (ascending;
+  /// batch position / b, or none from m b on) of the distinguished records, and the records
+  /// there, distinguished_count() of each. Callers that know every other record to be a copy
+  /// of one row may form batch sums from them instead of batch_at().
+  bool by_distinguished() const { return draws_->by_distinguished; }
+  int distinguished_count() const { return static_cast<int>(draws_->distinguished.size()); }
+  const int* distinguished_positions() const { return at_; }
+  const int* distinguished_at_positions() const { return at_record_; }
   int batch_size() const { return b_; }
 
  private:
@@ -112,7 +179,16 @@ class BatchSchedule {
   /// by a partial Fisher-Yates; every ranked subset (subset_ranks() > 0) is this small.
   static constexpr int kSmallSubset = 12;
   void shuffle();
-  void draw_subsets();  ///< the next kSubsetChunk ranks into ranks_, or batches into subsets_
+  /// shuffle() by_distinguished: the distinguished records at a uniform ordered tuple of
+  /// distinct positions (at_, at_record_); the order is built when asked for (build_order).
+  void place_distinguished();
+  /// order_ from at_ and at_record_: the background records, ascending, in the other places.
+  void build_order() const;
+  /// By_distinguished sampling without replacement: the keys of the next kSubsetChunk steps
+  /// into offsets_[0 .. kSubsetChunk), from the selection's chunks (BatchDraws::Selection).
+  void draw_selection_keys();
+  /// The next kSubsetChunk keys into offsets_, or (no keys) batches into subsets_.
+  void draw_subsets();
 
   config::BatchScheme scheme_;
   int n_, b_;
@@ -122,27 +198,32 @@ class BatchSchedule {
   double q_, log1m_q_, inv_norm_;
   rng::Stream& stream_;
   const std::vector<int>& fixed_order_;
-  std::vector<int> order_;                       ///< permutation / working array of this trajectory
+  /// Permutation / working array of this trajectory; by_distinguished, built from at_ and
+  /// at_record_ when first asked for after a shuffle (stale_ until then: const readers of
+  /// one schedule are one trajectory's, on one thread).
+  mutable std::vector<int> order_;
+  mutable bool stale_ = false;
+  int at_[kMaxDistinguished] = {}, at_record_[kMaxDistinguished] = {};
   std::unique_ptr<const BatchDraws> own_draws_;  ///< first constructor
   const BatchDraws* draws_;
-  std::uint32_t ranks_count_;           ///< draws_->ranks_count
-  std::vector<std::uint32_t> offsets_;  ///< the draws of draws_->shuffle or draws_->subset
+  std::uint32_t subset_keys_;           ///< draws_->subset_keys
+  std::vector<std::uint32_t> offsets_;  ///< the draws of draws_->shuffle or draws_->subset; keys
   std::vector<int> subsets_;            ///< unranked: kSubsetChunk batches of b, step-major
   int subset_step_ = kSubsetChunk;      ///< next step of the chunk (kSubsetChunk: draw more)
 };
 
 // Sampling without replacement, the batch of the next step (batch_size() records).
 inline const int* BatchSchedule::next_subset() {
-  if (ranks_count_ > 0) {
+  if (subset_keys_ > 0) {
     int* out = subsets_.data();
-    subset_of_rank(n_, b_, next_subset_rank(), out);
+    draws_->subset_of_key(n_, b_, next_subset_key(), out);
     return out;
   }
   if (subset_step_ == kSubsetChunk) draw_subsets();
   return subsets_.data() + static_cast<long>(subset_step_++) * b_;
 }
 
-inline std::uint32_t BatchSchedule::next_subset_rank() {
+inline std::uint32_t BatchSchedule::next_subset_key() {
   if (subset_step_ == kSubsetChunk) draw_subsets();
   return offsets_[static_cast<std::size_t>(subset_step_++)];
 }
@@ -157,11 +238,11 @@ inline const int* BatchSchedule::next(int& count) {
     case config::BatchScheme::kFixedOrder:
     case config::BatchScheme::kShufflePartition:
       count = b_;
-      return order_.data() + j * b_;
+      return batch_at(j);
     case config::BatchScheme::kShuffleEachEpoch:
       if (j == 0) shuffle();
       count = b_;
-      return order_.data() + j * b_;
+      return batch_at(j);
     case config::BatchScheme::kSampleWithoutReplacement:
       count = b_;
       return next_subset();

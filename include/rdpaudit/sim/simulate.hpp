@@ -11,6 +11,7 @@
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/rng/stream.hpp"
+#include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/tally/tally.hpp"
 
 namespace rdpaudit::sim {
@@ -40,6 +41,11 @@ using rng::kPilotDPrime;
 /// (training diverged), as simulate_scenario does: such an iterate is never binned.
 Eigen::MatrixXd simulate_last_iterates(const config::Scenario& s, std::uint64_t seed,
                                        Dataset dataset, std::int64_t first, std::int64_t count);
+
+/// The draws of a dataset's batch schedules as the simulator makes them (BatchSchedule's
+/// second constructor): by_distinguished where the loss needs only the batch's multiset of
+/// rows, no record is crafted and all but a few records copy one row.
+BatchDraws batch_draws(const config::Scenario& s, Dataset dataset);
 
 struct ScenarioTallies {
   tally::Tally d, dprime;
