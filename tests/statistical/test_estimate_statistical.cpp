@@ -256,9 +256,13 @@ TEST_CASE("2-D fixed-bin histograms: plug-in and thinned rigorous bound",
     const double t = truth_of(truth, e).value;
     INFO("plug-in alpha " << e.alpha << " direction " << e.direction << " truth " << t << " value "
                           << e.value);
-    // 2-D bins of 0.245 sd per axis keep the binning loss near 1 %; 5 % allows for the plug-in's
-    // noise at alpha = 8 with 2 x 10^6 samples (about 1.5 %).
-    if (e.alpha <= 8.0) CHECK(std::abs(e.value / t - 1.0) <= 0.05);
+    // The plug-in's relative error here, measured over seeds 1-36 of this case (2 x 10^6
+    // samples, both directions; issue 12, when the normal sampler changed): at alpha = 8 mean
+    // +2.5 %, s.d. 2.3 %, range -2.8 % .. +7.6 % (and up to +9.3 % over seeds 1-12 with the
+    // previous sampler); at alpha <= 4 up to +6.8 %. The earlier 5 % assumed 1.5 % of noise and
+    // passed on this seed by luck. 10 % is about 3 s.d. above the bias: a wrong order of the
+    // cells or a wrong binning moves the estimate by far more.
+    if (e.alpha <= 8.0) CHECK(std::abs(e.value / t - 1.0) <= 0.10);
   }
   for (const Estimate& e : bound.estimates) {
     const double t = truth_of(truth, e).value;
