@@ -81,6 +81,7 @@ int merge_command(const MergeArgs& args) {
     }
   }
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
+  omp_set_num_threads(threads);  // the estimation's parallel regions too, not only the simulation
   std::int64_t total = 0;
   for (const auto& s : spec.scenarios) total += 2 * sim::pilot_trajectories(s) * s.steps;
   Progress progress(total, true);

@@ -199,6 +199,7 @@ int run_command(const RunArgs& args) {
     if (par::root()) check_output_path(out, !args.output.empty());
   });
   const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
+  omp_set_num_threads(threads);  // the estimation's parallel regions too, not only the simulation
   const io::RunIdentity identity = identity_of(spec, args);
   const std::string checkpoint = out + ".ckpt";
   const io::RunState resumed =

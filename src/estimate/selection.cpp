@@ -149,7 +149,7 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
       failed[i] = std::current_exception();
     }
   };
-#pragma omp parallel sections num_threads(3)
+#pragma omp parallel sections
   {
 #pragma omp section
     guarded(0, [&] {
