@@ -265,10 +265,21 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       subset_keys_(draws_->subset_keys),
       offsets_(static_cast<std::size_t>(
           std::max({s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
-  if (scheme_ == BatchScheme::kShufflePartition) shuffle();  // one partition for all epochs
-  if (scheme_ == BatchScheme::kPoisson) order_.resize(n_);
   if (scheme_ == BatchScheme::kSampleWithoutReplacement)
     subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
+  restart();
+}
+
+void BatchSchedule::restart() {
+  step_in_epoch_ = 0;
+  generation_ = 0;
+  stale_ = false;
+  std::fill(std::begin(at_), std::end(at_), 0);
+  std::fill(std::begin(at_record_), std::end(at_record_), 0);
+  subset_step_ = kSubsetChunk;
+  order_.assign(fixed_order_.begin(), fixed_order_.end());   // keeps the capacity
+  if (scheme_ == BatchScheme::kShufflePartition) shuffle();  // one partition for all epochs
+  if (scheme_ == BatchScheme::kPoisson) order_.resize(n_);
 }
 
 bool BatchSchedule::is_partition() const {

@@ -167,6 +167,10 @@ class BatchSchedule {
   /// of one row may form batch sums from them instead of batch_at().
   bool by_distinguished() const { return draws_->by_distinguished; }
   int distinguished_count() const { return static_cast<int>(draws_->distinguished.size()); }
+  /// Starts the schedule again as if constructed now, from the stream's current state (the
+  /// caller gives the stream object a new StreamId first): the same draws as a new schedule,
+  /// without allocating (the simulator reuses one schedule per lane).
+  void restart();
   const int* distinguished_positions() const { return at_; }
   const int* distinguished_at_positions() const { return at_record_; }
   int batch_size() const { return b_; }
