@@ -689,3 +689,48 @@ sigma = 1.0
     CHECK_FALSE(sim::batch_draws(crafted, sim::kD).by_distinguished);
   }
 }
+
+TEST_CASE("projected runs: the lanes' projection gives the plain loop's numbers, bit for bit",
+          "[sim]") {
+  // A ball small enough that most steps leave it, so every lane is projected often, and
+  // in- and outside lanes share registers (the vector paths select per lane); 40 trajectories:
+  // a full group of lanes and a partial one.
+  for (const char* scheme : {"shuffle_partition", "sample_without_replacement", "poisson"}) {
+    for (const char* loss : {"quadratic", "linear"}) {
+      const std::string text = fmt::format(
+          R"(
+[experiment]
+seed = 3
+trajectories = 40
+[model]
+loss = "{}"
+dim = 2
+{}
+[data]
+points = [[1.0, 0.5], [-2.0, 0.25], [0.5, 3.0], [1.5, -1.0], [0.0, 2.0], [2.0, 2.0]]
+replacement = [4.0, -3.0]
+differing_index = 2
+[training]
+scheme = "{}"
+eta = 0.2
+batch_size = 2
+epochs = 6
+projection_diameter = 0.8
+{})",
+          loss, std::string(loss) == "quadratic" ? "lambda = 0.7" : "", scheme, kNoiseAndInit);
+      const auto s = scenario_of(text);
+      int on_sphere = 0;
+      for (auto dataset : {sim::kD, sim::kDPrime}) {
+        const Eigen::MatrixXd got =
+            sim::simulate_last_iterates(s, 7, dataset, 0, 40);  // seed 7: reference_trajectory's
+        for (int j = 0; j < 40; ++j) {
+          const auto want = reference_trajectory(s, dataset, j);
+          INFO(scheme << " " << loss << " dataset " << dataset << " trajectory " << j);
+          for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
+          on_sphere += std::abs(got.row(j).norm() - 0.4) < 1e-12;
+        }
+      }
+      CHECK(on_sphere > 40);  // the last step projected most of the 80 trajectories
+    }
+  }
+}
