@@ -4,9 +4,7 @@
 
 namespace rdpaudit::rng::detail {
 
-namespace {
-
-std::uint64_t fast_values_portable(const std::uint64_t* words, unsigned n, double* out) {
+std::uint64_t ziggurat_fast_values_portable(const std::uint64_t* words, unsigned n, double* out) {
   std::uint64_t rejected = 0;  // bit i: word i fails the fast test
   for (unsigned i = 0; i < n; ++i) {
     const ZigLayer& layer = kZigSignedLayer[words[i] & kZigSignedLayerMask];
@@ -16,6 +14,8 @@ std::uint64_t fast_values_portable(const std::uint64_t* words, unsigned n, doubl
   }
   return rejected;
 }
+
+namespace {
 
 // u -> double for u < 2^53, exactly: the high 21 bits and the low 32 bits are placed in the
 // mantissas of 2^84 and 2^52, and (2^84 + hi 2^32 - (2^84 + 2^52)) + (2^52 + lo) = u, each
@@ -58,7 +58,7 @@ __attribute__((target("avx2"))) std::uint64_t fast_values_avx2(const std::uint64
                 << i;
     _mm256_storeu_pd(out + i, _mm256_mul_pd(u53_to_double(u), scale));
   }
-  if (i < n) rejected |= fast_values_portable(words + i, n - i, out + i) << i;
+  if (i < n) rejected |= ziggurat_fast_values_portable(words + i, n - i, out + i) << i;
   return rejected;
 }
 
@@ -67,11 +67,7 @@ const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 }  // namespace
 
 std::uint64_t ziggurat_fast_values(const std::uint64_t* words, unsigned n, double* out) {
-  return kHasAvx2 ? fast_values_avx2(words, n, out) : fast_values_portable(words, n, out);
-}
-
-std::uint64_t ziggurat_fast_values_portable(const std::uint64_t* words, unsigned n, double* out) {
-  return fast_values_portable(words, n, out);
+  return kHasAvx2 ? fast_values_avx2(words, n, out) : ziggurat_fast_values_portable(words, n, out);
 }
 
 }  // namespace rdpaudit::rng::detail

@@ -102,7 +102,8 @@ void step_lanes_default(const Loss& loss, double (*th)[kLanes], const double (*z
   step_lanes_body<kLanes>(loss, th, z, sum, count, inv_norm, eta);
 }
 
-const bool kStepLanesAvx2 = __builtin_cpu_supports("avx2");
+// Whether the lane kernels here (step, projection, noise transposition) take their AVX2 paths.
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 
 /// z[i][w + l] = scale * lane[l][i] for l < 4 and i < count: four lanes' runs of normals
 /// transposed into the lane-minor noise, 4 x 4 blocks at a time (AVX2), the same multiply
@@ -449,7 +450,7 @@ class TrajectoryRunner {
       // Two instantiations: one batch size for every lane (a constant in the loop) or one
       // per lane (Poisson).
       const auto step = [&](const auto& size_of) {
-        if (kStepLanesAvx2) {
+        if (kHasAvx2) {
           step_lanes_avx2<kLanes>(loss_, th, z + c * d, batch_sum, size_of, inv_norm, eta);
         } else {
           step_lanes_default<kLanes>(loss_, th, z + c * d, batch_sum, size_of, inv_norm, eta);
@@ -527,7 +528,7 @@ class TrajectoryRunner {
     const long len = std::min<long>(kNoiseSteps, s_.steps - t);
     const auto count = static_cast<std::size_t>(len * Loss::d);
     int w = 0;
-    if (kStepLanesAvx2) {
+    if (kHasAvx2) {
       double four[4][kNoiseSteps * Loss::d];
       const double* const lane[4] = {four[0], four[1], four[2], four[3]};
       for (; w + 4 <= lanes; w += 4) {
@@ -550,7 +551,7 @@ class TrajectoryRunner {
     const double radius = 0.5 * s_.projection_diameter;
     double centre[d];
     for (int k = 0; k < d; ++k) centre[k] = s_.projection_center(k);
-    if (kStepLanesAvx2) {
+    if (kHasAvx2) {
       project_lanes_avx2<kLanes, d>(th, centre, radius);
       return;
     }
