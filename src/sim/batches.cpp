@@ -202,20 +202,15 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
     }
   }
   if (s.scheme != BatchScheme::kSampleWithoutReplacement) return;
-  // 16-bit chunks (4 a word) while a chunk of steps rarely has a rejection (at most 1 in 8:
-  // each of its 32 s draws is rejected with probability below n / 2^16), 32-bit ones above.
+  // One byte, the first digit of U, per draw of kSelectionRun steps (a multiple of 8).
   const int count = static_cast<int>(distinguished.size());
-  const long draws = static_cast<long>(BatchSchedule::kSubsetChunk) * count;
-  selection.bits = draws * s.n() <= (1L << 13) ? 16 : 32;
-  selection.words = static_cast<int>(draws * selection.bits / 64);  // draws: a multiple of 32
-  for (long i = 0; i < draws; ++i) {
-    const auto bound = static_cast<std::uint32_t>(s.n() - i % count);
-    selection.bound.push_back(bound);
-    selection.threshold.push_back(
-        static_cast<std::uint32_t>((std::uint64_t{1} << selection.bits) % bound));
-    if (selection.bits == 16) {
-      selection.bound16.push_back(static_cast<std::uint16_t>(selection.bound.back()));
-      selection.threshold16.push_back(static_cast<std::uint16_t>(selection.threshold.back()));
+  selection.words = BatchSchedule::kSelectionRun * count / 8;
+  selection.lefts = s.batch_size + 1;
+  for (int j = 0; j < count; ++j) {
+    for (int left = 0; left <= s.batch_size; ++left) {
+      // left <= n - j in every reachable state: the digit is at most 256
+      const std::int64_t digit = std::int64_t{256} * left / (s.n() - j);
+      selection.digit.push_back(static_cast<std::uint16_t>(std::min<std::int64_t>(digit, 256)));
     }
   }
 }
@@ -277,6 +272,7 @@ void BatchSchedule::restart() {
   std::fill(std::begin(at_), std::end(at_), 0);
   std::fill(std::begin(at_record_), std::end(at_record_), 0);
   subset_step_ = kSubsetChunk;
+  run_next_ = kSelectionRun;
   order_.assign(fixed_order_.begin(), fixed_order_.end());   // keeps the capacity
   if (scheme_ == BatchScheme::kShufflePartition) shuffle();  // one partition for all epochs
   if (scheme_ == BatchScheme::kPoisson) order_.resize(n_);
@@ -393,112 +389,129 @@ void BatchSchedule::subset_of_rank(int n, int b, std::uint32_t rank, int* out) {
 
 namespace {
 
-// Sequential selection (Knuth, TAOCP vol. 2, Algorithm 3.4.2 S) of a uniform b-subset of n
-// records, taking the s distinguished ones first: record j is in the batch with probability
-// (b - chosen so far) / (n - j), i.e. iff its offset, uniform in [0, n - j), is below
-// b - chosen. The key of a step is the mask of the distinguished records chosen (the
-// background records fill the b - chosen places left).
-template <class Offset>
-std::uint32_t selection_key(const Offset* offset, int s, int b) {
-  std::uint32_t key = 0, left = static_cast<std::uint32_t>(b);
-  for (int j = 0; j < s; ++j) {
-    const bool in = offset[j] < left;
-    key |= static_cast<std::uint32_t>(in) << j;
-    left -= in ? 1 : 0;
+// The bytes of a stream's words, low byte first, a word drawn when the last is used up.
+class StreamBytes {
+ public:
+  explicit StreamBytes(rng::Stream& stream) : stream_(stream) {}
+  unsigned next() {
+    if (left_ == 0) {
+      word_ = stream_();
+      left_ = 8;
+    }
+    const auto byte = static_cast<unsigned>(word_ & 0xFF);
+    word_ >>= 8;
+    --left_;
+    return byte;
   }
-  return key;
+
+ private:
+  rng::Stream& stream_;
+  std::uint64_t word_ = 0;
+  int left_ = 0;
+};
+
+// Whether U < r / m (0 <= r < m) for U in [0, 1) whose first base-256 digit was
+// `digit` = floor(256 r / m): then U' = 256 U - digit is uniform in [0, 1), and U < r / m iff
+// U' < r' / m with r' = 256 r - digit m (< m). The further digits of U are the next bytes;
+// the first that differs from the probability's digit decides (each ties with chance 1/256).
+bool below_after_tied_digit(std::uint64_t r, std::uint64_t m, std::uint64_t digit,
+                            StreamBytes& bytes) {
+  for (;;) {
+    r = 256 * r - digit * m;
+    digit = 256 * r / m;
+    const unsigned c = bytes.next();
+    if (c != digit) return c < digit;
+  }
 }
 
 }  // namespace
 
 void BatchSchedule::draw_selection_keys() {
-  // Lemire's method on W-bit integers ("Fast random integer generation in an interval", ACM
-  // TOMACS 2019): for a uniform W-bit c, (c m) >> W is uniform in [0, m) given that
-  // (c m) mod 2^W >= 2^W mod m. Offset i takes the W-bit chunks of the stream's words (low
-  // bits first) in order until one is accepted. The words of a chunk of steps are drawn at
-  // once and their chunks checked together; only a chunk of steps with a rejection (rare)
-  // is redone one offset at a time, from the same words and more after them.
+  if (run_next_ == kSelectionRun) {
+    draw_selection_run();
+    run_next_ = 0;
+  }
+  // offsets_[i] = run_keys_[run_next_ + i]: bytes widened to 32 bits, 16 at a time
+  const __m128i zero = _mm_setzero_si128();
+  for (int i = 0; i < kSubsetChunk; i += 16) {
+    const __m128i k =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(run_keys_.data() + run_next_ + i));
+    const __m128i lo = _mm_unpacklo_epi8(k, zero), hi = _mm_unpackhi_epi8(k, zero);
+    auto* to = reinterpret_cast<__m128i*>(offsets_.data() + i);
+    _mm_storeu_si128(to, _mm_unpacklo_epi16(lo, zero));
+    _mm_storeu_si128(to + 1, _mm_unpackhi_epi16(lo, zero));
+    _mm_storeu_si128(to + 2, _mm_unpacklo_epi16(hi, zero));
+    _mm_storeu_si128(to + 3, _mm_unpackhi_epi16(hi, zero));
+  }
+  run_next_ += kSubsetChunk;
+}
+
+void BatchSchedule::draw_selection_run() {
+  // Sequential selection (Knuth, TAOCP vol. 2, Algorithm 3.4.2 S) of a uniform b-subset of
+  // n records, taking the s distinguished ones first: record j is in the batch with
+  // probability left / (n - j), left = b - (chosen so far); the background records fill the
+  // places left. The key of a step is the mask of the distinguished records chosen. Each
+  // choice compares a uniform U with the probability digit by digit in base 256 (exact:
+  // U < p iff at the first digit where they differ U's is the smaller): draw j of step i of
+  // the run takes byte i s + j of the run's words as U's first digit; a draw whose first
+  // digit ties (1/256) takes its further digits from the bytes of the words after them, the
+  // tied draws in step order. So the numbers depend on the stream alone.
   const BatchDraws::Selection& sel = draws_->selection;
   const int s = distinguished_count();
-  const int count = static_cast<int>(sel.bound.size()), bits = sel.bits, per_word = 64 / bits;
-  const int words = sel.words;
-  std::uint32_t* key = offsets_.data();
-  if (count == 0) {  // no distinguished record: every batch is background records
-    std::fill(key, key + kSubsetChunk, 0u);
+  std::uint8_t* key = run_keys_.data();
+  if (s == 0) {  // no distinguished record: every batch is background records
+    run_keys_.fill(0);
     return;
   }
-  alignas(16) std::uint64_t word[kSubsetChunk * kMaxDistinguished / 2];
-  for (int i = 0; i < words; ++i) word[i] = stream_();
-  std::uint32_t* offset = key + kSubsetChunk;  // offsets_ holds kSubsetChunk (1 + s)
-  if (bits == 16) {
-    // Eight 16-bit chunks per SSE2 register: the offsets are the high halves of the
-    // products, a rejection a low half below the threshold (count is a multiple of 32).
-    alignas(16) std::uint16_t value[kSubsetChunk * kMaxDistinguished];
-    __m128i rejected = _mm_setzero_si128();
-    for (int i = 0; i < count; i += 8) {
-      const __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(word) + i / 8);
-      const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sel.bound16.data() + i));
-      const __m128i low = _mm_mullo_epi16(c, m);
-      const __m128i threshold =
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(sel.threshold16.data() + i));
-      rejected = _mm_or_si128(rejected, _mm_subs_epu16(threshold, low));  // > 0: low < threshold
-      _mm_store_si128(reinterpret_cast<__m128i*>(value + i), _mm_mulhi_epu16(c, m));
+  // The first digits are the bytes of the words as they lie in memory: byte k of the run is
+  // bits 8 (k mod 8) .. 8 (k mod 8) + 7 of its word k / 8.
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bytes of a word: low byte first");
+  StreamBytes further(stream_);
+  const auto n = static_cast<std::uint64_t>(n_);
+  if (s == 1 && b_ < n_) {
+    // One draw a step, probability b / n with first digit t < 256: in where the byte is
+    // below t, a tie where it equals t, 16 steps at a time, loaded straight from the
+    // stream's buffer (tied[g] bit i: step 16 g + i).
+    const unsigned t = sel.digit[static_cast<std::size_t>(b_)];
+    const __m128i digit = _mm_set1_epi8(static_cast<char>(t)), one = _mm_set1_epi8(1);
+    std::uint64_t scratch[kSelectionRun / 8];
+    const std::uint64_t* word = stream_.next_words(scratch, kSelectionRun / 8);
+    std::uint32_t tied[kSelectionRun / 16];
+    for (int g = 0; g < kSelectionRun / 16; ++g) {
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(word + 2 * g));
+      const __m128i eq = _mm_cmpeq_epi8(c, digit);
+      const __m128i at_most = _mm_cmpeq_epi8(_mm_min_epu8(c, digit), c);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(key + 16 * g),
+                       _mm_and_si128(_mm_andnot_si128(eq, at_most), one));
+      tied[g] = static_cast<std::uint32_t>(_mm_movemask_epi8(eq));
     }
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(rejected, _mm_setzero_si128())) == 0xFFFF) {
-      if (s == 1) {  // record 0 is in step i's batch iff its offset is below b
-        const __m128i b = _mm_set1_epi16(static_cast<short>(b_)), zero = _mm_setzero_si128();
-        for (int i = 0; i < kSubsetChunk; i += 16) {
-          const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(value + i));
-          const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(value + i + 8));
-          // -1 where the offset is not below b, else 0; plus 1: the keys, one a byte
-          const __m128i in =
-              _mm_add_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(_mm_subs_epu16(b, lo), zero),
-                                           _mm_cmpeq_epi16(_mm_subs_epu16(b, hi), zero)),
-                           _mm_set1_epi8(1));
-          const __m128i in_lo = _mm_unpacklo_epi8(in, zero), in_hi = _mm_unpackhi_epi8(in, zero);
-          auto* to = reinterpret_cast<__m128i*>(key + i);
-          _mm_storeu_si128(to, _mm_unpacklo_epi16(in_lo, zero));
-          _mm_storeu_si128(to + 1, _mm_unpackhi_epi16(in_lo, zero));
-          _mm_storeu_si128(to + 2, _mm_unpacklo_epi16(in_hi, zero));
-          _mm_storeu_si128(to + 3, _mm_unpackhi_epi16(in_hi, zero));
-        }
-        return;
+    for (int g = 0; g < kSelectionRun / 16; ++g) {  // bytes equal to the digit: rare
+      for (std::uint32_t m = tied[g]; m != 0; m &= m - 1) {
+        key[16 * g + __builtin_ctz(m)] =
+            below_after_tied_digit(static_cast<std::uint64_t>(b_), n, t, further) ? 1 : 0;
       }
-      for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(value + i * s, s, b_);
-      return;
     }
-  } else {
-    bool rejected = false;
-    for (int i = 0; i < count; ++i) {
-      const std::uint64_t product = (word[i / 2] >> (32 * (i % 2)) & 0xFFFFFFFFu) * sel.bound[i];
-      offset[i] = static_cast<std::uint32_t>(product >> 32);
-      rejected |= static_cast<std::uint32_t>(product) < sel.threshold[i];
-    }
-    if (!rejected) {
-      for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(offset + i * s, s, b_);
-      return;
-    }
+    return;
   }
-  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-  int next_word = 0, left = 0;  // chunks left in `current`
-  std::uint64_t current = 0;
-  for (int i = 0; i < count; ++i) {
-    for (;;) {
-      if (left == 0) {
-        current = next_word < words ? word[next_word] : stream_();
-        ++next_word;
-        left = per_word;
-      }
-      const std::uint64_t product = (current & mask) * sel.bound[static_cast<std::size_t>(i)];
-      current >>= bits;
-      --left;
-      if ((product & mask) >= sel.threshold[static_cast<std::size_t>(i)]) {
-        offset[i] = static_cast<std::uint32_t>(product >> bits);
-        break;
-      }
+  // Copied out: the ties' further words may refill the stream's buffer.
+  std::uint64_t word[kSelectionRun * kMaxDistinguished / 8];
+  for (int i = 0; i < sel.words; ++i) word[i] = stream_();
+  const auto* first = reinterpret_cast<const unsigned char*>(word);
+  for (int i = 0; i < kSelectionRun; ++i) {
+    unsigned mask = 0;
+    int left = b_;
+    for (int j = 0; j < s; ++j) {
+      const unsigned t = sel.digit[static_cast<std::size_t>(j * sel.lefts + left)];
+      const unsigned c = first[i * s + j];
+      const bool in = c != t
+                          ? c < t
+                          : below_after_tied_digit(static_cast<std::uint64_t>(left),
+                                                   n - static_cast<std::uint64_t>(j), t, further);
+      mask |= static_cast<unsigned>(in) << j;
+      left -= in ? 1 : 0;
     }
+    key[i] = static_cast<std::uint8_t>(mask);
   }
-  for (int i = 0; i < kSubsetChunk; ++i) key[i] = selection_key(offset + i * s, s, b_);
 }
 
 void BatchSchedule::draw_subsets() {

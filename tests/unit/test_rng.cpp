@@ -177,6 +177,26 @@ TEST_CASE("Word n is a function of the StreamId and n: discard and position", "[
   CHECK_THROWS_AS(far(), std::length_error);
 }
 
+TEST_CASE("next_words gives the next words of the stream, in the buffer or across a refill",
+          "[rng]") {
+  const auto words = draw(Stream(kBase), 400);
+  // Runs of every length up to 40 from every offset 0-70: within the buffer of 64 words and
+  // across its end (then through the scratch), interleaved with single draws.
+  for (unsigned n = 1; n <= 40; ++n) {
+    for (unsigned start = 0; start <= 70; start += 3) {
+      Stream stream(kBase);
+      stream.discard(start);
+      std::uint64_t scratch[40] = {};
+      const std::uint64_t* run = stream.next_words(scratch, n);
+      INFO("n " << n << " start " << start);
+      REQUIRE(std::vector<std::uint64_t>(run, run + n) ==
+              std::vector<std::uint64_t>(words.begin() + start, words.begin() + start + n));
+      CHECK(stream.position() == start + n);
+      CHECK(stream() == words[start + n]);
+    }
+  }
+}
+
 TEST_CASE("A stream refuses to run past its end or outside the layout", "[rng]") {
   Stream stream(kBase);
   CHECK_THROWS_AS(stream.discard(Stream::kWords + 1), std::length_error);

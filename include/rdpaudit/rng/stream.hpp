@@ -18,11 +18,12 @@ namespace rdpaudit::rng {
 /// Names what a seed produces: bumped whenever the draws of any stream, or how the simulator
 /// turns them into batches and noise, change (1: Philox2x64-10; 2: ARS-7, 256-layer ziggurat;
 /// 3: normals one word each with a retry sequence, 1024 layers, batch draws of interchangeable
-/// records). Written to every results file (`generator`), so two files say whether their
+/// records; 4: their sampling without replacement by base-256 digits). Written to every results file (`generator`), so two files say whether their
 /// numbers can be compared draw for draw.
 inline constexpr const char* kGenerator =
-    "generator 3: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
-    "slow draws from the retry sequence; batches drawn for interchangeable records (docs/rng.md)";
+    "generator 4: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
+    "slow draws from the retry sequence; batches drawn for interchangeable records, their "
+    "sampling without replacement by base-256 digits (docs/rng.md)";
 
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.
@@ -77,6 +78,20 @@ class Stream {
   result_type operator()() {
     if (next_ == kBufferWords) refill();
     return buffer_[next_++];
+  }
+
+  /// The next n words, the same as n calls of operator(): a pointer into the buffer where
+  /// they lie there in one run, else `scratch` (room for n words) filled with them. Valid
+  /// until the next draw from this stream. (Callers load them as vectors straight from the
+  /// buffer, without a copy through the stack.)
+  const result_type* next_words(result_type* scratch, unsigned n) {
+    if (kBufferWords - next_ >= n) {
+      const result_type* run = buffer_.data() + next_;
+      next_ += n;
+      return run;
+    }
+    for (unsigned i = 0; i < n; ++i) scratch[i] = (*this)();
+    return scratch;
   }
 
   /// Uniform double in [0, 1) with 53 random bits.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -66,17 +67,17 @@ struct BatchDraws {
   /// kSubsetChunk steps' draws: ranks uniform in [0, subset_keys); or, when there are too
   /// many, offsets k uniform in [0, n - k), k < b. Empty by_distinguished (selection).
   rng::BoundedDraws subset;
-  /// By_distinguished sampling without replacement: kSubsetChunk steps' offsets j < s
-  /// uniform in [0, n - j), one per distinguished record (sequential selection,
-  /// BatchSchedule::draw_selection_keys), each from the next `bits`-bit chunk of the
-  /// stream's words by Lemire's method on that width, the next chunk taken on a rejection.
+  /// By_distinguished sampling without replacement: distinguished record j (< s) is in a
+  /// step's batch iff U < left / (n - j), left = b - (records chosen before it), for U uniform
+  /// in [0, 1) read in base 256 (sequential selection, BatchSchedule::draw_selection_keys):
+  /// the draw's first digit is the step's byte of the chunk's words, and only where it
+  /// equals the probability's first digit do further bytes decide.
   struct Selection {
-    int bits = 16;                         ///< 16 or 32
-    int words = 0;                         ///< words of the chunks of kSubsetChunk steps
-    std::vector<std::uint32_t> bound;      ///< of draw i: n - (i mod s)
-    std::vector<std::uint32_t> threshold;  ///< 2^bits mod bound: a chunk whose product with
-                                           ///< the bound has a low part below it is rejected
-    std::vector<std::uint16_t> bound16, threshold16;  ///< the same, 16 bits (bits = 16)
+    int words = 0;  ///< words of the first digits of kSelectionRun steps (s bytes a step)
+    int lefts = 0;  ///< b + 1: the values of `left`
+    /// floor(256 left / (n - j)) at [j lefts + left]: the probability's first digit (256
+    /// where left = n - j, probability 1)
+    std::vector<std::uint16_t> digit;
   } selection;
   /// The batch of key `key` (< subset_keys) into out[0..b): subset_of_rank's tuple, or the
   /// distinguished records of the mask (ascending) followed by the first background records.
@@ -111,6 +112,9 @@ class BatchSchedule {
   /// Sampling without replacement draws the batches of this many steps at once (their ranks,
   /// or offsets, share words: 5 steps per word at n = 50, b = 2, instead of one word per step).
   static constexpr int kSubsetChunk = 32;
+  /// By_distinguished sampling without replacement draws the keys of this many steps at
+  /// once (one byte a draw, BatchDraws::Selection), kSubsetChunk of them handed out at a time.
+  static constexpr int kSelectionRun = 256;
   /// The keys of the next kSubsetChunk batches, as kSubsetChunk next_subset_key() calls
   /// would give them, for callers that draw in chunks: calls f(i, key) for batch i =
   /// 0, 1, ..., kSubsetChunk - 1 in order, where a call may be repeated for the same i with
@@ -189,8 +193,10 @@ class BatchSchedule {
   /// order_ from at_ and at_record_: the background records, ascending, in the other places.
   void build_order() const;
   /// By_distinguished sampling without replacement: the keys of the next kSubsetChunk steps
-  /// into offsets_[0 .. kSubsetChunk), from the selection's chunks (BatchDraws::Selection).
+  /// into offsets_[0 .. kSubsetChunk), from the run of kSelectionRun steps' keys.
   void draw_selection_keys();
+  /// The keys of the next kSelectionRun steps into run_keys_ (BatchDraws::Selection).
+  void draw_selection_run();
   /// The next kSubsetChunk keys into offsets_, or (no keys) batches into subsets_.
   void draw_subsets();
 
@@ -214,6 +220,10 @@ class BatchSchedule {
   std::vector<std::uint32_t> offsets_;  ///< the draws of draws_->shuffle or draws_->subset; keys
   std::vector<int> subsets_;            ///< unranked: kSubsetChunk batches of b, step-major
   int subset_step_ = kSubsetChunk;      ///< next step of the chunk (kSubsetChunk: draw more)
+  /// By_distinguished sampling without replacement: the keys of a run of steps, the next
+  /// at run_next_ (kSelectionRun: draw the next run)
+  std::array<std::uint8_t, kSelectionRun> run_keys_{};
+  int run_next_ = kSelectionRun;
 };
 
 // Sampling without replacement, the batch of the next step (batch_size() records).
