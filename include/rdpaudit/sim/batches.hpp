@@ -69,9 +69,10 @@ struct BatchDraws {
   rng::BoundedDraws subset;
   /// By_distinguished sampling without replacement: distinguished record j (< s) is in a
   /// step's batch iff U < left / (n - j), left = b - (records chosen before it), for U uniform
-  /// in [0, 1) read in base 256 (sequential selection, BatchSchedule::draw_selection_keys):
-  /// the draw's first digit is the step's byte of the chunk's words, and only where it
-  /// equals the probability's first digit do further bytes decide.
+  /// in [0, 1) read in base 256 (sequential selection, BatchSchedule::draw_selection_run):
+  /// the draw's first digit is its byte of the words of a run of kSelectionRun steps, and
+  /// only where it equals the probability's first digit do further bytes, from the words
+  /// after the run, decide.
   struct Selection {
     int words = 0;  ///< words of the first digits of kSelectionRun steps (s bytes a step)
     int lefts = 0;  ///< b + 1: the values of `left`
