@@ -157,6 +157,98 @@ __attribute__((target("avx2"))) void project_lanes_avx2(double (*th)[kLanes], co
   }
 }
 
+/// One step of the logistic loss for lanes w0 .. w0 + 3, lane-minor, AVX2: for each lane,
+/// g = the sum over its batch, in the batch's order, of inv_norm times the clipped example
+/// gradient, plus lambda theta; then theta += z - eta g. The operations of
+/// LogisticLoss::example_gradient and add_gradient and of the per-step update, element by
+/// element: IEEE division and square root, exp by the same libm call where the scalar code
+/// calls it, the same max and comparisons, nothing contracted into an FMA (-ffp-contract=off)
+/// — so the same bits, four lanes per instruction. Lane l's batch is idx[l][0 .. count[l]);
+/// a lane whose batch is shorter than another's computes on a row of zeros and adds nothing.
+template <int kLanes, int d>
+__attribute__((target("avx2"))) void logistic_step4_avx2(const LogisticLoss<d>& loss,
+                                                         const DataView& data, double (*th)[kLanes],
+                                                         const double (*z)[kLanes], int w0,
+                                                         const int* const* idx, const int* count,
+                                                         double inv_norm, double eta) {
+  const int features = loss.features, classes = loss.classes, stride = features + 1;
+  const bool clip = std::isfinite(loss.clip_norm);
+  const double zero_row[config::kMaxDim] = {};
+  __m256d t[d], g[d];
+  for (int i = 0; i < d; ++i) {
+    t[i] = _mm256_load_pd(&th[i][w0]);
+    g[i] = _mm256_setzero_pd();
+  }
+  const int examples = std::max(std::max(count[0], count[1]), std::max(count[2], count[3]));
+  for (int m = 0; m < examples; ++m) {
+    const double* row[4];
+    double label[4];
+    long long on[4];
+    for (int l = 0; l < 4; ++l) {
+      const bool in = m < count[l];
+      on[l] = in ? -1 : 0;
+      row[l] = in ? data.x + static_cast<long>(idx[l][m]) * features : zero_row;
+      label[l] = in ? data.labels[idx[l][m]] : 0;
+    }
+    __m256d x[config::kMaxDim], logit[config::kMaxDim];
+    for (int j = 0; j < features; ++j)
+      x[j] = _mm256_setr_pd(row[0][j], row[1][j], row[2][j], row[3][j]);
+    __m256d top = _mm256_set1_pd(-INFINITY);
+    for (int k = 0; k < classes; ++k) {
+      const __m256d* w = t + k * stride;
+      __m256d v = w[features];
+      for (int j = 0; j < features; ++j) v = _mm256_add_pd(v, _mm256_mul_pd(w[j], x[j]));
+      logit[k] = v;
+      top = _mm256_max_pd(v, top);  // std::max(top, v): top unless top < v, NaN v included
+    }
+    __m256d total = _mm256_setzero_pd();
+    for (int k = 0; k < classes; ++k) {
+      alignas(32) double v[4];
+      _mm256_store_pd(v, _mm256_sub_pd(logit[k], top));
+      for (double& u : v) u = u == 0.0 ? 1.0 : std::exp(u);
+      logit[k] = _mm256_load_pd(v);
+      total = _mm256_add_pd(total, logit[k]);
+    }
+    const __m256d y = _mm256_loadu_pd(label);
+    __m256d e[d] = {};  // all d written: classes (features + 1) = d (config/load.cpp)
+    for (int k = 0; k < classes; ++k) {
+      const __m256d one_hot =
+          _mm256_and_pd(_mm256_cmp_pd(y, _mm256_set1_pd(k), _CMP_EQ_OQ), _mm256_set1_pd(1.0));
+      const __m256d coef = _mm256_sub_pd(_mm256_div_pd(logit[k], total), one_hot);
+      for (int j = 0; j < features; ++j) e[k * stride + j] = _mm256_mul_pd(coef, x[j]);
+      e[k * stride + features] = coef;
+    }
+    if (clip) {  // clip_to_norm
+      __m256d sq = _mm256_setzero_pd();
+      for (int i = 0; i < d; ++i) sq = _mm256_add_pd(sq, _mm256_mul_pd(e[i], e[i]));
+      const double bound = loss.clip_norm;
+      const __m256d outside = _mm256_cmp_pd(sq, _mm256_set1_pd(bound * bound), _CMP_GT_OQ);
+      if (_mm256_movemask_pd(outside) != 0) {
+        const __m256d scale = _mm256_div_pd(_mm256_set1_pd(bound), _mm256_sqrt_pd(sq));
+        for (int i = 0; i < d; ++i)
+          e[i] = _mm256_blendv_pd(e[i], _mm256_mul_pd(e[i], scale), outside);
+      }
+    }
+    const __m256d active =
+        _mm256_castsi256_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(on)));
+    for (int i = 0; i < d; ++i) {
+      const __m256d sum = _mm256_add_pd(g[i], _mm256_mul_pd(_mm256_set1_pd(inv_norm), e[i]));
+      g[i] = _mm256_blendv_pd(g[i], sum, active);
+    }
+  }
+  for (int i = 0; i < d; ++i) {
+    g[i] = _mm256_add_pd(g[i], _mm256_mul_pd(_mm256_set1_pd(loss.lambda), t[i]));
+    const __m256d step =
+        _mm256_sub_pd(_mm256_load_pd(&z[i][w0]), _mm256_mul_pd(_mm256_set1_pd(eta), g[i]));
+    _mm256_store_pd(&th[i][w0], _mm256_add_pd(t[i], step));
+  }
+}
+
+template <class Loss>
+inline constexpr bool kIsLogistic = false;
+template <int D>
+inline constexpr bool kIsLogistic<LogisticLoss<D>> = true;
+
 /// Whether the gradient of the scenario's loss needs only the multiset of the batch's rows
 /// (its kernel has kSumOfRecords, sim/loss.hpp).
 bool sums_records(const Scenario& s) {
@@ -316,7 +408,8 @@ class TrajectoryRunner {
     }
 
     // Losses whose gradient needs only the sum of the batch's records step all lanes at once
-    // (run_by_sums); the rest, and a watched trajectory, take the per-step path below.
+    // (run_by_sums), the logistic loss four lanes at a time where the CPU has AVX2
+    // (run_logistic_lanes); the rest, and a watched trajectory, take the per-step path below.
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
       const bool partition = batches.front().is_partition();
@@ -329,6 +422,14 @@ class TrajectoryRunner {
         } else {
           run_by_sums<kPerStep>(lanes, batches, noise, theta);
         }
+        for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
+        return;
+      }
+    }
+
+    if constexpr (kIsLogistic<Loss>) {
+      if (!watch && kHasAvx2) {
+        run_logistic_lanes(lanes, batches, noise, theta);
         for (int w = 0; w < lanes; ++w) std::copy(theta[w], theta[w] + d, out + w * d);
         return;
       }
@@ -478,6 +579,35 @@ class TrajectoryRunner {
       if constexpr (partition) {
         if (++pos == m) pos = 0;
       }
+    }
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];
+    }
+  }
+
+  /// The logistic loss, every lane stepped four at a time (logistic_step4_avx2), lane-minor:
+  /// the numbers of the per-step path below, whose batches, noise and projection it draws
+  /// and applies in the same order.
+  void run_logistic_lanes(int lanes, std::vector<BatchSchedule>& batches,
+                          std::vector<rng::Stream>& noise, double (*theta)[Loss::d]) const {
+    constexpr int d = Loss::d;
+    alignas(64) double th[d][kLanes] = {};
+    alignas(64) double z[kNoiseSteps * d][kLanes] = {};
+    for (int w = 0; w < lanes; ++w) {
+      for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
+    }
+    const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
+    const int* idx[kLanes] = {};
+    int count[kLanes] = {};  // lanes >= `lanes`: empty batches, never read
+    for (long t = 0; t < s_.steps; ++t) {
+      const int c = static_cast<int>(t % kNoiseSteps);
+      if (c == 0) draw_noise(noise, lanes, t, z);
+      for (int w = 0; w < lanes; ++w) idx[w] = batches[w].next(count[w]);
+      for (int w0 = 0; w0 < lanes; w0 += 4) {
+        logistic_step4_avx2<kLanes, d>(loss_, data_, th, z + c * d, w0, idx + w0, count + w0,
+                                       inv_norm, eta);
+      }
+      if (project_) project_lanes(th);
     }
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) theta[w][k] = th[k][w];

@@ -248,6 +248,37 @@ mean = [0.3, -0.1]
 std = 0.2
 )";
 
+// The address of trajectory j's stream of purpose p (seed 7), as the simulator forms it.
+rng::StreamId stream_of(const config::Scenario& s, sim::Dataset dataset, std::int64_t j,
+                        rng::Purpose p) {
+  return rng::StreamId{7, static_cast<std::uint32_t>(s.index), dataset,
+                       static_cast<std::uint64_t>(j), p};
+}
+
+// theta_0 of trajectory j: the initial mean, plus init_std times normals of its init stream.
+std::vector<double> initial_theta(const config::Scenario& s, sim::Dataset dataset, std::int64_t j) {
+  std::vector<double> theta(static_cast<std::size_t>(s.dim));
+  for (int k = 0; k < s.dim; ++k) theta[k] = s.init_mean(k);
+  if (s.init_std > 0) {
+    rng::Stream init(stream_of(s, dataset, j, rng::Purpose::kInit));
+    for (int k = 0; k < s.dim; ++k) theta[k] += s.init_std * init.normal();
+  }
+  return theta;
+}
+
+// Pi_K, written out: the projection onto the ball of diameter D around the centre.
+void project_onto_ball(const config::Scenario& s, std::vector<double>& theta) {
+  if (!std::isfinite(s.projection_diameter)) return;
+  const double radius = 0.5 * s.projection_diameter;
+  double sq = 0;
+  for (int k = 0; k < s.dim; ++k)
+    sq += (theta[k] - s.projection_center(k)) * (theta[k] - s.projection_center(k));
+  if (sq <= radius * radius) return;
+  for (int k = 0; k < s.dim; ++k)
+    theta[k] =
+        s.projection_center(k) + radius / std::sqrt(sq) * (theta[k] - s.projection_center(k));
+}
+
 // One trajectory, written as plainly as possible (no lanes, no cached batch sums), from the
 // same streams the simulator uses: the optimised kernels must give the same numbers.
 // With `diverged` it also records the first step (0: the initial iterate) after which a
@@ -261,28 +292,9 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
     }
   };
   const int d = s.dim;
-  const auto id = [&](rng::Purpose p) {
-    return rng::StreamId{7, static_cast<std::uint32_t>(s.index), dataset,
-                         static_cast<std::uint64_t>(j), p};
-  };
-  std::vector<double> theta(d);
-  for (int k = 0; k < d; ++k) theta[k] = s.init_mean(k);
-  if (s.init_std > 0) {
-    rng::Stream init(id(rng::Purpose::kInit));
-    for (int k = 0; k < d; ++k) theta[k] += s.init_std * init.normal();
-  }
-  // Pi_K, written out: the projection onto the ball of diameter D around the centre.
-  const auto project = [&] {
-    if (!std::isfinite(s.projection_diameter)) return;
-    const double radius = 0.5 * s.projection_diameter;
-    double sq = 0;
-    for (int k = 0; k < d; ++k)
-      sq += (theta[k] - s.projection_center(k)) * (theta[k] - s.projection_center(k));
-    if (sq <= radius * radius) return;
-    for (int k = 0; k < d; ++k)
-      theta[k] =
-          s.projection_center(k) + radius / std::sqrt(sq) * (theta[k] - s.projection_center(k));
-  };
+  const auto id = [&](rng::Purpose p) { return stream_of(s, dataset, j, p); };
+  std::vector<double> theta = initial_theta(s, dataset, j);
+  const auto project = [&] { project_onto_ball(s, theta); };
   project();
   watch(0, theta);
   Eigen::MatrixXd x = s.data.points;
@@ -473,6 +485,101 @@ sigma = 1.0
       on_sphere += std::abs(got.row(j).norm() - 0.25) < 1e-12;
     }
     if (*diameter) CHECK(on_sphere > 20);
+  }
+}
+
+namespace {
+
+// One trajectory of the logistic loss from the definition: the batches, noise and projection
+// as reference_trajectory draws them, the gradient LogisticLoss::add_gradient (the scalar
+// per-example code, the per-step path's). D: the model's dimension.
+template <int D>
+std::vector<double> logistic_reference(const config::Scenario& s, sim::Dataset dataset,
+                                       std::int64_t j) {
+  const auto id = [&](rng::Purpose p) { return stream_of(s, dataset, j, p); };
+  const bool prime = dataset == sim::kDPrime || dataset == sim::kPilotDPrime;
+  const int n = s.data.n(), p = static_cast<int>(s.data.points.cols());
+  std::vector<double> x;
+  std::vector<int> labels = s.data.labels;
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < p; ++k)
+      x.push_back(prime && i == s.data.differing_index ? s.data.replacement(k)
+                                                       : s.data.points(i, k));
+  }
+  if (prime) labels[s.data.differing_index] = s.data.replacement_label;
+  const sim::DataView data{x.data(), labels.data(), n, p};
+  const sim::LogisticLoss<D> loss{s.lambda, s.clip_norm, s.features, s.classes};
+  std::vector<double> theta = initial_theta(s, dataset, j);
+  project_onto_ball(s, theta);
+  rng::Stream batch_stream(id(rng::Purpose::kBatch)), noise(id(rng::Purpose::kNoise));
+  const auto order = sim::fixed_order(s);
+  const sim::BatchDraws draws = sim::batch_draws(s, dataset);
+  sim::BatchSchedule batches(s, order, draws, batch_stream);
+  for (long t = 0; t < s.steps; ++t) {
+    int count = 0;
+    const int* idx = batches.next(count);
+    double g[D] = {};
+    loss.add_gradient(theta.data(), data, idx, count, batches.inverse_normaliser(), g);
+    for (int k = 0; k < D; ++k) theta[k] += s.step_std * noise.normal() - s.eta * g[k];
+    project_onto_ball(s, theta);
+  }
+  return theta;
+}
+
+}  // namespace
+
+TEST_CASE("the logistic loss's lane kernel gives the numbers of a plain loop", "[sim]") {
+  // Every scheme (Poisson: batches of different sizes in the lanes of one group), two
+  // classes and three, clipping that acts on most examples and none, a projection that acts:
+  // bit for bit, over 37 trajectories (a last group of lanes partly empty).
+  struct Case {
+    const char* scheme;
+    int features, classes;
+    const char* clip;
+    const char* diameter;
+    int b = 4;
+  };
+  for (const Case& c :
+       {Case{"shuffle_partition", 2, 2, "0.5", ""}, Case{"poisson", 2, 2, "0.5", "3.0"},
+        Case{"sample_without_replacement", 1, 3, "0.2", ""},
+        Case{"shuffle_each_epoch", 1, 3, "100.0", "1.0"}, Case{"fixed_order", 2, 2, "0.05", ""},
+        Case{"full_batch", 1, 3, "0.5", "", 20}}) {
+    const std::string text =
+        fmt::format(R"(
+[experiment]
+seed = 7
+trajectories = 37
+[model]
+loss = "logistic"
+features = {}
+classes = {}
+lambda = 0.1
+feature_clip = 2.0
+clip_norm = {}
+[data]
+preset = "logistic_synthetic"
+n = 20
+[training]
+scheme = "{}"
+eta = 0.3
+batch_size = {}
+epochs = 3
+{}
+[noise]
+noise_multiplier = 0.5
+)",
+                    c.features, c.classes, c.clip, c.scheme, c.b,
+                    *c.diameter ? std::string("projection_diameter = ") + c.diameter : "");
+    const auto s = scenario_of(text);
+    REQUIRE(s.dim == 6);
+    for (const sim::Dataset dataset : {sim::kD, sim::kDPrime}) {
+      const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 37);
+      for (int j = 0; j < 37; ++j) {
+        const auto want = logistic_reference<6>(s, dataset, j);
+        INFO(c.scheme << " classes " << c.classes << " dataset " << dataset << " trajectory " << j);
+        for (int k = 0; k < 6; ++k) CHECK(got(j, k) == want[k]);
+      }
+    }
   }
 }
 
