@@ -260,8 +260,10 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       subset_keys_(draws_->subset_keys),
       offsets_(static_cast<std::size_t>(
           std::max({s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
-  if (scheme_ == BatchScheme::kSampleWithoutReplacement)
+  if (scheme_ == BatchScheme::kSampleWithoutReplacement) {
     subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
+    if (draws_->by_distinguished) run_keys_.resize(kSelectionRun);
+  }
   restart();
 }
 
@@ -460,7 +462,7 @@ void BatchSchedule::draw_selection_run() {
   const int s = distinguished_count();
   std::uint8_t* key = run_keys_.data();
   if (s == 0) {  // no distinguished record: every batch is background records
-    run_keys_.fill(0);
+    std::fill(run_keys_.begin(), run_keys_.end(), std::uint8_t{0});
     return;
   }
   // The first digits are the bytes of the words as they lie in memory: byte k of the run is

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -221,9 +220,10 @@ class BatchSchedule {
   std::vector<std::uint32_t> offsets_;  ///< the draws of draws_->shuffle or draws_->subset; keys
   std::vector<int> subsets_;            ///< unranked: kSubsetChunk batches of b, step-major
   int subset_step_ = kSubsetChunk;      ///< next step of the chunk (kSubsetChunk: draw more)
-  /// By_distinguished sampling without replacement: the keys of a run of steps, the next
-  /// at run_next_ (kSelectionRun: draw the next run)
-  std::array<std::uint8_t, kSelectionRun> run_keys_{};
+  /// By_distinguished sampling without replacement: the keys of a run of steps (kSelectionRun
+  /// of them; empty for other schemes, whose schedules stay small), the next at run_next_
+  /// (kSelectionRun: draw the next run)
+  std::vector<std::uint8_t> run_keys_;
   int run_next_ = kSelectionRun;
 };
 
