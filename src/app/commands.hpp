@@ -60,6 +60,10 @@ void collective(const std::function<void()>& f);
 /// parent directories. Throws InputError otherwise.
 void check_output_path(const std::string& out, bool from_option);
 
+/// The OpenMP threads of this process: `requested` (--threads), or all when 0. Set as the
+/// default of every parallel region, the estimation's too, not only the simulation's.
+int use_threads(int requested);
+
 /// How a run ended (the results file's root attributes).
 struct Outcome {
   std::int64_t counted = 0;

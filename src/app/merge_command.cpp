@@ -3,7 +3,6 @@
 // exact counts of its share of the trajectories; the pilot (and so the cells) is computed
 // again here, identically, and checked against every part's fingerprint.
 #include <fmt/core.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -80,8 +79,7 @@ int merge_command(const MergeArgs& args) {
                          fmt::format("is incomplete (trajectories {} to {} expected)", lo, hi - 1));
     }
   }
-  const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
-  omp_set_num_threads(threads);  // the estimation's parallel regions too, not only the simulation
+  const int threads = use_threads(args.threads);
   std::int64_t total = 0;
   for (const auto& s : spec.scenarios) total += 2 * sim::pilot_trajectories(s) * s.steps;
   Progress progress(total, true);

@@ -106,6 +106,12 @@ void collective(const std::function<void()>& f) {
 
 // Before simulating: `-o` naming a directory used to fail only when the finished results were
 // renamed into place (issue 13, item 16). Creates the parent directories.
+int use_threads(int requested) {
+  const int threads = requested > 0 ? requested : omp_get_max_threads();
+  omp_set_num_threads(threads);
+  return threads;
+}
+
 void check_output_path(const std::string& out, bool from_option) {
   const std::string key = from_option ? "-o" : "results file (default from experiment.name)";
   namespace fs = std::filesystem;
@@ -198,8 +204,7 @@ int run_command(const RunArgs& args) {
   collective([&] {
     if (par::root()) check_output_path(out, !args.output.empty());
   });
-  const int threads = args.threads > 0 ? args.threads : omp_get_max_threads();
-  omp_set_num_threads(threads);  // the estimation's parallel regions too, not only the simulation
+  const int threads = use_threads(args.threads);
   const io::RunIdentity identity = identity_of(spec, args);
   const std::string checkpoint = out + ".ckpt";
   const io::RunState resumed =
