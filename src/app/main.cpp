@@ -1,5 +1,6 @@
 // rdpaudit command line: a thin layer over the library. Exit status 0 on success, 2 on bad
-// input (the message names the key, the value and what was expected), 1 on other failures.
+// input (the message names the key, the value and what was expected), 3 on a broken internal
+// contract (a bug: "internal error: ... please report"), 1 on other failures.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -257,6 +258,10 @@ int main(int argc, char** argv) {
     return e.code;  // another rank reported the error
   } catch (const InputError& e) {
     return fail(2, fmt::format("rdpaudit: error: {}: {}", file, e.what()));
+  } catch (const rdpaudit::InternalError& e) {
+    return fail(3, fmt::format("rdpaudit: internal error: {} (please report it with the "
+                               "experiment file)",
+                               e.what()));
   } catch (const std::exception& e) {
     return fail(1, fmt::format("rdpaudit: failed: {}", e.what()));
   }

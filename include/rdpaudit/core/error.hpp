@@ -1,6 +1,7 @@
-// Errors that reach the user. Every input problem names where it is (the key path),
-// what was found and what was expected, in the style
+// Errors that reach the user, of two kinds. Every input problem (InputError, exit 2) names where
+// it is (the key path as the user writes it), what was found and what was expected, in the style
 //   training.eta = -0.1 (must be > 0)
+// A broken internal contract (InternalError, exit 3) says which one and asks for a report.
 #pragma once
 
 #include <stdexcept>
@@ -24,6 +25,15 @@ class InputError : public std::runtime_error {
   std::string key_;
   std::string value_;
   std::string expected_;
+};
+
+/// A broken internal contract: a function of the library called with arguments no experiment
+/// file can produce (a bug, not bad input). `main` prints "internal error: <what> (please
+/// report)" and exits with status 3. Never names a key the user cannot write.
+class InternalError : public std::logic_error {
+ public:
+  /// `where`: the function or invariant, e.g. "rigorous_lower_bound: min_tail_count >= 1".
+  explicit InternalError(const std::string& where);
 };
 
 }  // namespace rdpaudit
