@@ -9,7 +9,8 @@ Written from the source texts, not from the C++ code:
     Mechanism" (MTZ): A_alpha = E_{z~mu0}[(mu(z)/mu0(z))^alpha], mu0 = N(0, sigma^2),
     mu = (1-q) mu0 + q N(1, sigma^2); RDP = log(A_alpha) / (alpha - 1).
   * Wang, Balle, Kasiviswanathan 2019, "Subsampled Renyi DP and analytical moments
-    accountant" (WBK), Theorem 9 (integer alpha) and Corollary 10 (interpolation).
+    accountant" (WBK), Theorem 9 (integer alpha) and Corollary 10 (interpolation); Theorem 27
+    (the Gaussian-specific strengthening) from wbk_theorem27.py.
   * Mironov 2017 Proposition 3 and Canonne-Kamath-Steinke 2020 / Asoodeh et al. 2021 for
     RDP -> (epsilon, delta).
 
@@ -37,6 +38,9 @@ import os
 import sys
 
 import mpmath as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wbk_theorem27  # noqa: E402
 
 mp.mp.dps = 50
 INF = float("inf")
@@ -505,6 +509,13 @@ def wbk_composition(p, d, alpha):
     return d["T"] * wbk_rdp(d["q"], z, alpha)
 
 
+def wbk27_composition(p, d, alpha):
+    # WBK 2019 Theorem 27 (python/reference/wbk_theorem27.py), same scheme and noise as Thm 9.
+    need_scheme(p, ("sample_without_replacement", "full_batch"))
+    z = d["s"] / (d["eta"] * d["S_g"] / d["b"])
+    return d["T"] * wbk_theorem27.wbk27_rdp(d["q"], z, alpha)
+
+
 def gaussian_composition(p, d, alpha):
     # Mironov 2017: Gaussian mechanism alpha Delta^2/(2 s^2) with Delta = eta S_g / b, composed
     # over every step that can touch the record: once per epoch, or every step when sampling.
@@ -534,6 +545,7 @@ BOUNDS = [
     ("blog_step5_as_derived", blog_step5),
     ("mtz19_poisson_composition", mtz_composition),
     ("wbk19_swor_composition", wbk_composition),
+    ("wbk19_thm27_swor_gaussian", wbk27_composition),
     ("gaussian_composition", gaussian_composition),
 ]
 
