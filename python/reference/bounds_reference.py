@@ -575,11 +575,16 @@ def fmt(x):
     return repr(float(x))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def out_dir_from_args(doc):
+    """The --out-dir of a reference script (default tests/data of this checkout)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "tests", "data"))
-    args = ap.parse_args()
+    return ap.parse_args().out_dir
+
+
+def main():
+    out_dir = out_dir_from_args(__doc__)
     stamp = datetime.date.today().isoformat()
     header = [
         "# Reference values for rdpaudit's analytic bounds (tests/unit/test_bounds_reference.cpp).",
@@ -590,8 +595,8 @@ def main():
         "# quantity: rdp = bound on R_alpha; eps_mironov / eps_improved = min over the point's",
         "#   alphas of the (epsilon, delta = %g) conversion, alpha = the minimising order." % DELTA,
     ]
-    pts_path = os.path.join(args.out_dir, "bounds_reference_points.csv")
-    val_path = os.path.join(args.out_dir, "bounds_reference.csv")
+    pts_path = os.path.join(out_dir, "bounds_reference_points.csv")
+    val_path = os.path.join(out_dir, "bounds_reference.csv")
     cols = ["point", "loss", "scheme", "init", "eta", "step_std", "lambda", "beta", "S_g", "L",
             "D", "n", "b", "q", "K", "T", "j0", "feature_clip", "eps_norm", "alphas"]
     with open(pts_path, "w", newline="") as f:

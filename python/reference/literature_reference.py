@@ -32,7 +32,6 @@ Usage:  /usr/bin/python3 python/reference/literature_reference.py [--out-dir tes
 Writes  literature_reference.csv: quantity, arguments (';'-separated Python reprs), value.
 """
 
-import argparse
 import csv
 import datetime
 import os
@@ -121,15 +120,11 @@ ALLOC_DELTA = [(5.0, 1000, 1.0, 0.5, 1e-8), (10.0, 10000, 0.5, 0.3, 1e-10),
                (2.0, 100, 2.0, 2.0, 1e-6), (20.0, 100000, 0.2, 0.2, 1e-9)]
 
 
-def fmt(x):
-    return repr(float(x))
+fmt = br.fmt
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "..",
-                                                       "tests", "data"))
-    args = ap.parse_args()
+    out_dir = br.out_dir_from_args(__doc__)
     rows = []
     for q in WBK_Q:
         for z in WBK_Z:
@@ -152,7 +147,7 @@ def main():
         rows.append(["allocation_delta", key, fmt(total)])
         rows.append(["allocation_delta_poisson", key, fmt(poisson)])
         rows.append(["allocation_delta_local", key, fmt(local)])
-    path = os.path.join(args.out_dir, "literature_reference.csv")
+    path = os.path.join(out_dir, "literature_reference.csv")
     with open(path, "w", newline="") as f:
         f.write("# Reference values for the literature bounds (tests/unit/test_bounds_literature.cpp).\n")
         f.write("# Produced by: /usr/bin/python3 python/reference/literature_reference.py\n")

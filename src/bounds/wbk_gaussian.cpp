@@ -1,6 +1,7 @@
 // Wang, Balle, Kasiviswanathan 2019, Theorem 27: the RDP of the Gaussian mechanism on a
 // subsample of fixed size drawn without replacement (replace-one neighbours), in the form
-// Google's dp_accounting evaluates it (mechanisms.hpp has the statement).
+// Google's dp_accounting evaluates it (mechanisms.hpp has the statement): its CGF at integer
+// orders and the forward differences it needs.  mechanisms.cpp interpolates fractional orders.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -43,7 +44,8 @@ struct ForwardDifferenceIntegrand {
     LD inner = x0;
     LD outer = x0 + side * (l * s + std::sqrt(l) + 10.0L);
     while (side * dh(outer) > 0.0L) outer = x0 + 2.0L * (outer - x0);
-    for (int it = 0; it < 200; ++it) {
+    // The window needs the peak to well within the lattice step, not to full precision.
+    while (std::fabs(outer - inner) > 1e-6L * (1.0L + std::fabs(inner))) {
       const LD mid = 0.5L * (inner + outer);
       if (mid == inner || mid == outer) break;
       if (side * dh(mid) > 0.0L) {
@@ -58,73 +60,121 @@ struct ForwardDifferenceIntegrand {
 
 }  // namespace
 
-double wbk_log_forward_difference(double z, long l) {
-  if (!(z > 0.0) || !std::isfinite(z) || l < 2 || l % 2 != 0) {
+std::vector<double> wbk_log_forward_differences(double z, long l_max) {
+  if (!(z > 0.0) || !std::isfinite(z) || l_max < 2 || l_max % 2 != 0) {
     throw std::invalid_argument(
-        fmt::format("wbk_log_forward_difference: need 0 < z < inf and even l >= 2 (z = {}, "
-                    "l = {})",
-                    z, l));
+        fmt::format("wbk_log_forward_differences: need 0 < z < inf and an even l_max >= 2 (z "
+                    "= {}, l_max = {})",
+                    z, l_max));
   }
   const LD s = 1.0L / static_cast<LD>(z);
   const LD c = 0.5L * s * s;
-  // Small z: the binomial sum sum_k (-1)^{l-k} C(l,k) e^{c k(k-1)} is dominated by its last
-  // terms and cancels little; summed relative to its largest term it is accurate to about
+  std::vector<double> out(static_cast<std::size_t>(l_max / 2), 0.0);
+  std::vector<LD> log_factorial(static_cast<std::size_t>(l_max) + 1);
+  for (long k = 0; k <= l_max; ++k) {
+    log_factorial[static_cast<std::size_t>(k)] = std::lgamma(static_cast<LD>(k) + 1.0L);
+  }
+  // Where z is small the binomial sum sum_k (-1)^{l-k} C(l,k) e^{c k(k-1)} is dominated by its
+  // last terms and cancels little; summed relative to its largest term it is accurate to about
   // l * 1e-19 / (|sum| / largest), so it is used when that ratio is at least 1e-3.
-  {
-    std::vector<LD> log_terms(static_cast<std::size_t>(l) + 1);
-    LD log_binom = 0.0L;  // log C(l, k)
+  std::vector<long> integrate;  // the l left to the quadrature
+  std::vector<LD> log_terms(static_cast<std::size_t>(l_max) + 1);
+  for (long l = 2; l <= l_max; l += 2) {
     LD top = -kInfLD;
     for (long k = 0; k <= l; ++k) {
       const LD kd = static_cast<LD>(k);
-      log_terms[static_cast<std::size_t>(k)] = log_binom + c * kd * (kd - 1.0L);
-      top = std::max(top, log_terms[static_cast<std::size_t>(k)]);
-      log_binom += std::log(static_cast<LD>(l - k)) - std::log(kd + 1.0L);
+      const LD v = log_factorial[static_cast<std::size_t>(l)] -
+                   log_factorial[static_cast<std::size_t>(k)] -
+                   log_factorial[static_cast<std::size_t>(l - k)] + c * kd * (kd - 1.0L);
+      log_terms[static_cast<std::size_t>(k)] = v;
+      top = std::max(top, v);
     }
-    LD scaled = 0.0L;
-    for (long k = 0; k <= l; ++k) {
-      const LD t = std::exp(log_terms[static_cast<std::size_t>(k)] - top);
-      scaled += (l - k) % 2 == 0 ? t : -t;
+    // Terms below e^-60 of the largest change the sum by less than its rounding; a first pass
+    // in double (error ~ l 1e-16) rejects the sums that cancel far below 1e-3 cheaply.
+    auto scaled_sum = [&](auto zero) {
+      using F = decltype(zero);
+      F sum = zero;
+      for (long k = 0; k <= l; ++k) {
+        const LD d = log_terms[static_cast<std::size_t>(k)] - top;
+        if (d < -60.0L) continue;
+        const F t = std::exp(static_cast<F>(d));
+        sum += (l - k) % 2 == 0 ? t : -t;
+      }
+      return sum;
+    };
+    const LD scaled = scaled_sum(0.0) < 1e-4 ? 0.0L : scaled_sum(0.0L);
+    if (scaled >= 1e-3L) {
+      out[static_cast<std::size_t>(l / 2 - 1)] = static_cast<double>(top + std::log(scaled));
+    } else {
+      integrate.push_back(l);
     }
-    if (scaled >= 1e-3L) return static_cast<double>(top + std::log(scaled));
   }
-  const ForwardDifferenceIntegrand f{s, c, static_cast<LD>(l)};
-  const LD peaks[2] = {f.peak(-1), f.peak(+1)};
-  const LD top = std::max(f.h(peaks[0]), f.h(peaks[1]));
+  if (integrate.empty()) return out;
   // Trapezoid rule on one lattice x_k = k * step over the union of the two windows
-  // [peak - R, peak + R]: the integrand is entire and decays like a Gaussian, so the rule
-  // converges geometrically in 1/step (error ~ e^{-2 pi a/step} for a strip of half-width a);
-  // outside the windows every point is below e^{-R^2/2} = e^{-722} of the largest value, and
-  // every end of the union is such a point.
+  // [peak - R, peak + R] of each l: the integrand is entire and decays like a Gaussian, so the
+  // rule converges geometrically in 1/step (error ~ e^{-2 pi a/step} for a strip of half-width
+  // a); outside the windows every point is below e^{-R^2/2} = e^{-722} of the largest value,
+  // and every end of the union is such a point.  log|e^{s x - c} - 1| does not depend on l, so
+  // it is evaluated once per lattice point for all of them.
   constexpr LD kStep = 1.0L / 8.0L;
   constexpr LD kR = 38.0L;
-  long k_lo[2], k_hi[2];
-  for (int w = 0; w < 2; ++w) {
-    k_lo[w] = static_cast<long>(std::ceil((peaks[w] - kR) / kStep));
-    k_hi[w] = static_cast<long>(std::floor((peaks[w] + kR) / kStep));
-  }
-  LD sum = 0.0L;
-  auto add_range = [&](long from, long to) {
-    for (long k = from; k <= to; ++k) {
-      const LD v = f.h(static_cast<LD>(k) * kStep);
-      if (v > -kInfLD) sum += std::exp(v - top);
-    }
+  struct Window {
+    long lo[2], hi[2];
+    LD top;
   };
-  add_range(k_lo[0], k_hi[0]);
-  add_range(std::max(k_lo[1], k_hi[0] + 1), k_hi[1]);
+  std::vector<Window> windows;
+  long hull_lo = std::numeric_limits<long>::max(), hull_hi = std::numeric_limits<long>::min();
+  for (long l : integrate) {
+    const ForwardDifferenceIntegrand f{s, c, static_cast<LD>(l)};
+    const LD peaks[2] = {f.peak(-1), f.peak(+1)};
+    Window w{};
+    w.top = std::max(f.h(peaks[0]), f.h(peaks[1]));
+    for (int side = 0; side < 2; ++side) {
+      w.lo[side] = static_cast<long>(std::ceil((peaks[side] - kR) / kStep));
+      w.hi[side] = static_cast<long>(std::floor((peaks[side] + kR) / kStep));
+      hull_lo = std::min(hull_lo, w.lo[side]);
+      hull_hi = std::max(hull_hi, w.hi[side]);
+    }
+    windows.push_back(w);
+  }
+  const ForwardDifferenceIntegrand unit{s, c, 1.0L};
+  std::vector<LD> gauss, log_abs;  // -x^2/2 and log|e^{s x - c} - 1| at x_k, k = hull_lo ...
+  for (long k = hull_lo; k <= hull_hi; ++k) {
+    const LD x = static_cast<LD>(k) * kStep;
+    gauss.push_back(-0.5L * x * x);
+    log_abs.push_back(unit.log_abs_expm1(s * x - c));
+  }
   const LD log_norm = 0.5L * std::log(2.0L * 3.14159265358979323846264338327950288L);
-  return static_cast<double>(top + std::log(sum * kStep) - log_norm);
+  for (std::size_t i = 0; i < integrate.size(); ++i) {
+    const LD l = static_cast<LD>(integrate[i]);
+    const Window& w = windows[i];
+    LD sum = 0.0L;
+    auto add_range = [&](long from, long to) {
+      for (long k = from; k <= to; ++k) {
+        const std::size_t at = static_cast<std::size_t>(k - hull_lo);
+        // exp in double: each term to 1e-16 relative, all of them positive.
+        const LD v = gauss[at] + l * log_abs[at] - w.top;
+        if (v > -745.0L) sum += std::exp(static_cast<double>(v));
+      }
+    };
+    add_range(w.lo[0], w.hi[0]);
+    add_range(std::max(w.lo[1], w.hi[0] + 1), w.hi[1]);
+    out[static_cast<std::size_t>(integrate[i] / 2 - 1)] =
+        static_cast<double>(w.top + std::log(sum * kStep) - log_norm);
+  }
+  return out;
 }
 
-namespace {
-
-/// (alpha - 1) R_alpha of Theorem 27 at integer a >= 2, 0 < q < 1.
-double wbk27_cgf_int(double q, double z, long a) {
+double wbk_swor_gaussian_cgf(double q, double z, long a, const std::vector<double>& log_delta) {
+  if (!(q > 0.0 && q < 1.0) || !(z > 0.0) || !std::isfinite(z) || a < 1 ||
+      log_delta.size() < static_cast<std::size_t>((a + 1) / 2)) {
+    throw std::invalid_argument(fmt::format(
+        "wbk_swor_gaussian_cgf: need 0 < q < 1, 0 < z < inf, alpha >= 1 and log Delta^l up to "
+        "l = 2 ceil(alpha/2) (q = {}, z = {}, alpha = {}, {} differences)",
+        q, z, a, log_delta.size()));
+  }
   if (a == 1) return 0.0;
   const double log_q = std::log(q);
-  // log Delta^l for the even l = 2, 4, ..., 2 ceil(a/2); index l/2 - 1.
-  std::vector<double> log_delta;
-  for (long l = 2; l <= 2 * ((a + 1) / 2); l += 2)
-    log_delta.push_back(wbk_log_forward_difference(z, l));
   auto log_delta_even = [&](long l) { return log_delta[static_cast<std::size_t>(l / 2 - 1)]; };
   std::vector<double> terms;
   terms.reserve(static_cast<std::size_t>(a));
@@ -132,32 +182,13 @@ double wbk27_cgf_int(double q, double z, long a) {
   for (long i = 2; i <= a; ++i) {
     log_c += std::log(static_cast<double>(a - i + 1)) - std::log(static_cast<double>(i));
     const double id = static_cast<double>(i);
+    // q^i C(a,i) min{4 (Delta^{2 floor(i/2)} Delta^{2 ceil(i/2)})^{1/2}, 2 e^{(i-1) eps(i)}}
     const double forward =
         std::log(4.0) + 0.5 * (log_delta_even(2 * (i / 2)) + log_delta_even(2 * ((i + 1) / 2)));
-    const double plain = std::log(2.0) + (id - 1.0) * id / (2.0 * z * z);  // 2 e^{(i-1) eps(i)}
+    const double plain = std::log(2.0) + (id - 1.0) * id / (2.0 * z * z);
     terms.push_back(id * log_q + log_c + std::min(forward, plain));
   }
   return logspace::log_add_exp(0.0, logspace::log_sum_exp(terms));
-}
-
-}  // namespace
-
-double wbk_swor_gaussian_rdp(double q, double z, double alpha) {
-  if (!(q >= 0.0 && q <= 1.0) || !(z >= 0.0) || !(alpha > 1.0) || !std::isfinite(alpha)) {
-    throw std::invalid_argument(fmt::format(
-        "wbk_swor_gaussian_rdp: need 0 <= q <= 1, z >= 0, 1 < alpha < inf (q = {}, z = {}, "
-        "alpha = {})",
-        q, z, alpha));
-  }
-  if (q == 0.0 || std::isinf(z)) return 0.0;
-  if (z == 0.0) return std::numeric_limits<double>::infinity();
-  if (q == 1.0) return gaussian_rdp(z, alpha);
-  const long lo = static_cast<long>(std::floor(alpha));
-  const long hi = static_cast<long>(std::ceil(alpha));
-  if (lo == hi) return wbk27_cgf_int(q, z, lo) / (alpha - 1.0);
-  // Corollary 10: the CGF (alpha - 1) R_alpha is interpolated linearly between integers.
-  const double t = alpha - static_cast<double>(lo);
-  return ((1.0 - t) * wbk27_cgf_int(q, z, lo) + t * wbk27_cgf_int(q, z, hi)) / (alpha - 1.0);
 }
 
 }  // namespace rdpaudit::bounds

@@ -2,6 +2,8 @@
 // All of them take the noise multiplier z = noise std / l2-sensitivity.
 #pragma once
 
+#include <vector>
+
 namespace rdpaudit::bounds {
 
 /// Gaussian mechanism (Mironov 2017, Corollary 3): alpha / (2 z^2).
@@ -45,12 +47,18 @@ double wbk_swor_rdp(double q, double z, double alpha);
 /// q = 1 gives the plain Gaussian.  Never larger than wbk_swor_rdp.
 double wbk_swor_gaussian_rdp(double q, double z, double alpha);
 
-/// log Delta^l: the l-th forward difference at 0 of j -> e^{j(j-1)/(2 z^2)}, l even >= 2.
-/// It equals E[(Y-1)^l] for Y = e^{X/z - 1/(2z^2)}, X ~ N(0,1).  The alternating binomial sum
-/// that defines it cancels catastrophically for large z (at z = 1e4, l = 256 it loses about
-/// 850 digits), so it is summed in long double only where the sum is at least 1e-3 of its
-/// largest term and otherwise E[(Y-1)^l] is integrated numerically (wbk_gaussian.cpp).
-/// Tested against mpmath to 1e-12 in log Delta (tests/data/literature_reference.csv).
-double wbk_log_forward_difference(double z, long l);
+/// Theorem 27's CGF (alpha-1) R_alpha = log(1 + sum ...) at an integer order alpha >= 1
+/// (0 at alpha = 1), 0 < q < 1, 0 < z < inf, from log_delta = wbk_log_forward_differences(z,
+/// l) with l >= 2 ceil(alpha/2).
+double wbk_swor_gaussian_cgf(double q, double z, long alpha, const std::vector<double>& log_delta);
+
+/// log Delta^l for l = 2, 4, ..., l_max (even): Delta^l is the l-th forward difference at 0 of
+/// j -> e^{j(j-1)/(2 z^2)}, which equals E[(Y-1)^l] for Y = e^{X/z - 1/(2z^2)}, X ~ N(0,1).
+/// The alternating binomial sum that defines it cancels catastrophically for large z (at
+/// z = 1e4, l = 256 it loses about 850 digits), so it is summed in long double only where the
+/// sum is at least 1e-3 of its largest term and otherwise E[(Y-1)^l] is integrated
+/// numerically (wbk_gaussian.cpp).  Tested against mpmath to 1e-12 in log Delta
+/// (tests/data/literature_reference.csv).
+std::vector<double> wbk_log_forward_differences(double z, long l_max);
 
 }  // namespace rdpaudit::bounds
