@@ -9,7 +9,8 @@ Written from the source texts, not from the C++ code:
     Mechanism" (MTZ): A_alpha = E_{z~mu0}[(mu(z)/mu0(z))^alpha], mu0 = N(0, sigma^2),
     mu = (1-q) mu0 + q N(1, sigma^2); RDP = log(A_alpha) / (alpha - 1).
   * Wang, Balle, Kasiviswanathan 2019, "Subsampled Renyi DP and analytical moments
-    accountant" (WBK), Theorem 9 (integer alpha) and Corollary 10 (interpolation).
+    accountant" (WBK), Theorem 9 (integer alpha) and Corollary 10 (interpolation); Theorem 27
+    (the Gaussian-specific strengthening) from wbk_theorem27.py.
   * Mironov 2017 Proposition 3 and Canonne-Kamath-Steinke 2020 / Asoodeh et al. 2021 for
     RDP -> (epsilon, delta).
 
@@ -37,6 +38,9 @@ import os
 import sys
 
 import mpmath as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wbk_theorem27  # noqa: E402
 
 mp.mp.dps = 50
 INF = float("inf")
@@ -505,6 +509,13 @@ def wbk_composition(p, d, alpha):
     return d["T"] * wbk_rdp(d["q"], z, alpha)
 
 
+def wbk27_composition(p, d, alpha):
+    # WBK 2019 Theorem 27 (python/reference/wbk_theorem27.py), same scheme and noise as Thm 9.
+    need_scheme(p, ("sample_without_replacement", "full_batch"))
+    z = d["s"] / (d["eta"] * d["S_g"] / d["b"])
+    return d["T"] * wbk_theorem27.wbk27_rdp(d["q"], z, alpha)
+
+
 def gaussian_composition(p, d, alpha):
     # Mironov 2017: Gaussian mechanism alpha Delta^2/(2 s^2) with Delta = eta S_g / b, composed
     # over every step that can touch the record: once per epoch, or every step when sampling.
@@ -534,6 +545,7 @@ BOUNDS = [
     ("blog_step5_as_derived", blog_step5),
     ("mtz19_poisson_composition", mtz_composition),
     ("wbk19_swor_composition", wbk_composition),
+    ("wbk19_thm27_swor_gaussian", wbk27_composition),
     ("gaussian_composition", gaussian_composition),
 ]
 
@@ -563,11 +575,16 @@ def fmt(x):
     return repr(float(x))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def out_dir_from_args(doc):
+    """The --out-dir of a reference script (default tests/data of this checkout)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "tests", "data"))
-    args = ap.parse_args()
+    return ap.parse_args().out_dir
+
+
+def main():
+    out_dir = out_dir_from_args(__doc__)
     stamp = datetime.date.today().isoformat()
     header = [
         "# Reference values for rdpaudit's analytic bounds (tests/unit/test_bounds_reference.cpp).",
@@ -578,8 +595,8 @@ def main():
         "# quantity: rdp = bound on R_alpha; eps_mironov / eps_improved = min over the point's",
         "#   alphas of the (epsilon, delta = %g) conversion, alpha = the minimising order." % DELTA,
     ]
-    pts_path = os.path.join(args.out_dir, "bounds_reference_points.csv")
-    val_path = os.path.join(args.out_dir, "bounds_reference.csv")
+    pts_path = os.path.join(out_dir, "bounds_reference_points.csv")
+    val_path = os.path.join(out_dir, "bounds_reference.csv")
     cols = ["point", "loss", "scheme", "init", "eta", "step_std", "lambda", "beta", "S_g", "L",
             "D", "n", "b", "q", "K", "T", "j0", "feature_clip", "eps_norm", "alphas"]
     with open(pts_path, "w", newline="") as f:

@@ -290,6 +290,16 @@ std::optional<double> wbk(const Params& p, double a, Checks& c) {
   });
 }
 
+std::optional<double> wbk27(const Params& p, double a, Checks& c) {
+  c.scheme({BatchScheme::kSampleWithoutReplacement, BatchScheme::kFullBatch},
+           "Wang et al. 2019 analyse a subsample of fixed size drawn without replacement");
+  // Theorem 27 (Gaussian mechanism, sensitivity eta S_g / b, noise s), composed over T steps.
+  return when_ok(c, [&] {
+    return static_cast<double>(p.T) *
+           wbk_swor_gaussian_rdp(sampling_rate(p), step_noise_ratio(p), a);
+  });
+}
+
 std::optional<double> gaussian_composition(const Params& p, double a, Checks& c) {
   // Steps that can touch the differing record: one per epoch when every epoch visits every
   // record once, otherwise (sampling) every step.
@@ -381,6 +391,12 @@ const std::vector<Entry>& entries() {
         "with sensitivity eta S_g/b, composed over T steps",
         Kind::kTheorem, "sample_without_replacement, full_batch"},
        wbk},
+      {{"wbk19_thm27_swor_gaussian",
+        "Wang, Balle, Kasiviswanathan 2019, Theorem 27 (the Gaussian mechanism's strengthening "
+        "of Theorem 9, replace-one) + Corollary 10, as Google's dp_accounting evaluates it, "
+        "Gaussian with sensitivity eta S_g/b, composed over T steps",
+        Kind::kTheorem, "sample_without_replacement, full_batch"},
+       wbk27},
       {{"gaussian_composition",
         "Mironov 2017, Corollary 3 (Gaussian mechanism) + Proposition 1 (composition), "
         "sensitivity eta S_g/b, over every step that can use the record; no amplification",

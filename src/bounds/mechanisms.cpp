@@ -211,16 +211,39 @@ double mtz_poisson_rdp(double q, double z, double alpha) {
   return log_a / (alpha - 1.0);
 }
 
-double wbk_swor_rdp(double q, double z, double alpha) {
-  check_args("wbk_swor_rdp", q, z, alpha);
+namespace {
+
+/// R_alpha of a WBK bound from its CGF (alpha-1) R_alpha at integer orders, cgf_int(q, z, a):
+/// fractional alpha by Corollary 10's linear interpolation of the CGF between floor(alpha)
+/// and ceil(alpha) (the CGF is 0 at alpha = 1).
+template <typename Cgf>
+double wbk_rdp(const char* who, double q, double z, double alpha, Cgf cgf_int) {
+  check_args(who, q, z, alpha);
   if (q == 0.0 || std::isinf(z)) return 0.0;
   if (z == 0.0) return std::numeric_limits<double>::infinity();
   if (q == 1.0) return gaussian_rdp(z, alpha);
   const long lo = static_cast<long>(std::floor(alpha));
   const long hi = static_cast<long>(std::ceil(alpha));
-  if (lo == hi) return wbk_cgf_int(q, z, lo) / (alpha - 1.0);
+  if (lo == hi) return cgf_int(q, z, lo) / (alpha - 1.0);
   const double t = alpha - static_cast<double>(lo);
-  return ((1.0 - t) * wbk_cgf_int(q, z, lo) + t * wbk_cgf_int(q, z, hi)) / (alpha - 1.0);
+  return ((1.0 - t) * cgf_int(q, z, lo) + t * cgf_int(q, z, hi)) / (alpha - 1.0);
+}
+
+}  // namespace
+
+double wbk_swor_rdp(double q, double z, double alpha) {
+  return wbk_rdp("wbk_swor_rdp", q, z, alpha, wbk_cgf_int);
+}
+
+double wbk_swor_gaussian_rdp(double q, double z, double alpha) {
+  std::vector<double> log_delta;  // computed on first use, shared by floor(alpha), ceil(alpha)
+  return wbk_rdp("wbk_swor_gaussian_rdp", q, z, alpha, [&](double qq, double zz, long a) {
+    if (log_delta.empty()) {
+      const long hi = static_cast<long>(std::ceil(alpha));
+      log_delta = wbk_log_forward_differences(zz, 2 * ((hi + 1) / 2));
+    }
+    return wbk_swor_gaussian_cgf(qq, zz, a, log_delta);
+  });
 }
 
 }  // namespace rdpaudit::bounds
