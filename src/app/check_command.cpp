@@ -61,7 +61,7 @@ void print_bound_table(const audit::AuditResult& a) {
         exact = std::min(exact, c.bound_value / c.exact);
     }
     const auto n = [&](Verdict v) { return b.counts[static_cast<int>(v)]; };
-    line(b.name, b.kind, b.expect_violated ? "violated" : "holds", audit::to_string(b.outcome),
+    line(b.name, b.kind, config::to_string(b.expect), audit::to_string(b.outcome),
          n(Verdict::kViolatedExact) + n(Verdict::kViolated), n(Verdict::kNotRejected),
          n(Verdict::kValidExact), n(Verdict::kInconclusive), n(Verdict::kNotApplicable),
          b.close_cells, number_or_dash(b.min_margin), range_text(lo, hi),
@@ -170,7 +170,7 @@ int check_command(const CheckArgs& args) {
   fmt::print("\nFAIL: {} bound(s) not as expected:\n", unexpected);
   for (const auto& b : a.bounds) {
     if (b.as_expected) continue;
-    fmt::print("  {}: expected {}, found {}\n", b.name, b.expect_violated ? "violated" : "holds",
+    fmt::print("  {}: expected {}, found {}\n", b.name, config::to_string(b.expect),
                audit::to_string(b.outcome));
   }
   fmt::print("(as expected: {})\n", summary.empty() ? "none" : summary);

@@ -66,9 +66,8 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       }
     } else if (k == "expect") {
       const auto* str = value.as_string();
-      if (!str || (str->get() != "holds" && str->get() != "violated"))
-        throw InputError(at, r.text(at), "must be \"holds\" or \"violated\"");
-      c.expect_violated = str->get() == "violated";
+      if (!str) throw InputError(at, r.text(at), "must be a string");
+      c.expect = parse_expectation(str->get(), at);
     } else {
       throw InputError(at, r.text(at), "unknown key (known: name, epsilon, formula, expect)");
     }

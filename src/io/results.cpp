@@ -167,11 +167,11 @@ void write_estimates(const Group& g, const config::Scenario& s,
 }
 
 void write_bounds(const Group& g, const audit::BoundTable& b, config::Adjacency scenario) {
-  g.dataset("alphas", b.alphas.data(), shape(static_cast<std::int64_t>(b.alphas.size())));
+  g.dataset("alphas", b.orders.data(), shape(static_cast<std::int64_t>(b.orders.size())));
   g.dataset("names", b.names);
   g.dataset(
       "values", b.values.data(),
-      shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.alphas.size())));
+      shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.orders.size())));
   g.dataset("reasons", b.reasons);
   // The neighbouring relation each bound's source assumes (the scenario's for a custom one).
   std::vector<std::string> adjacency;
@@ -217,13 +217,13 @@ void write_profile(const Group& g, const config::Scenario& s,
 }
 
 void write_claims(const Group& g, const audit::ClaimTable& c) {
-  g.dataset("deltas", c.deltas.data(), shape(static_cast<std::int64_t>(c.deltas.size())));
+  g.dataset("deltas", c.orders.data(), shape(static_cast<std::int64_t>(c.orders.size())));
   g.dataset("names", c.names);
   g.dataset("kinds", c.kinds);
   g.dataset("sources", c.sources);
   g.dataset(
       "values", c.values.data(),
-      shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.deltas.size())));
+      shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.orders.size())));
   g.dataset("reasons", c.reasons);
 }
 
@@ -256,7 +256,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
     name.push_back(r.name);
     kind.push_back(r.kind);
     source.push_back(r.source);
-    expect.emplace_back(r.expect_violated ? "violated" : "holds");
+    expect.push_back(config::to_string(r.expect));
     outcome.emplace_back(audit::to_string(r.outcome));
     evidence.push_back(r.evidence);
     adjacency_note.push_back(r.adjacency_note);

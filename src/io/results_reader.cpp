@@ -68,9 +68,7 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
     r.name = name[i];
     r.kind = kind.at(i);
     r.source = source.at(i);
-    if (expect.at(i) != "holds" && expect.at(i) != "violated")
-      throw InputError("/audit/bounds/expect", expect[i], "holds or violated");
-    r.expect_violated = expect[i] == "violated";
+    r.expect = config::parse_expectation(expect.at(i), "/audit/bounds/expect");
     r.evidence = evidence.at(i);
     r.adjacency_note = adjacency_note[i];
     a.bounds.push_back(r);

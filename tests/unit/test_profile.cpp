@@ -210,7 +210,9 @@ expect = "violated"
   REQUIRE(t.names ==
           std::vector<std::string>{"gaussian_composition (eps, delta)", "listed", "classic"});
   CHECK(t.kinds == std::vector<std::string>{"conversion", "claim", "claim"});
-  CHECK(t.expect_violated == std::vector<bool>{false, false, true});
+  CHECK(t.expect == std::vector<config::Expectation>{config::Expectation::kHolds,
+                                                     config::Expectation::kHolds,
+                                                     config::Expectation::kViolated});
   // gaussian_composition is alpha mu^2 / 2 with mu = 1: the conversion at the orders 2, 4, 8.
   const double log_delta = std::log(1e-5);
   double best = INFINITY;
