@@ -11,6 +11,7 @@
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/config/crafted.hpp"
+#include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
@@ -490,11 +491,8 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
         }
       } else if (k == "expect") {
         const auto* str = value.as_string();
-        if (!str || (str->get() != "holds" && str->get() != "violated")) {
-          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
-                           "must be \"holds\" or \"violated\"");
-        }
-        c.expect_violated = str->get() == "violated";
+        if (!str) throw InputError(custom_key(i, k), r.text(custom_key(i, k)), "must be a string");
+        c.expect = parse_expectation(str->get(), custom_key(i, k));
       } else {
         throw InputError(custom_key(i, k), "...",
                          "unknown key (known: name, formula, conditions, expect)");
@@ -559,7 +557,11 @@ void read_bounds(Scenario& s, Reader& r) {
       if (c.name == name) return true;
     return false;
   };
-  for (const char* key : {"bounds.audit", "bounds.expect_violated"}) {
+  const std::pair<const char*, std::vector<std::string>*> lists[] = {
+      {"bounds.audit", &b.audit},
+      {"bounds.expect_violated", &b.expect_violated},
+      {"bounds.expect_valid_exact", &b.expect_valid_exact}};
+  for (const auto& [key, list] : lists) {
     const auto names = r.strings(key);
     if (!names) continue;
     for (std::size_t i = 0; i < names->size(); ++i) {
@@ -569,8 +571,9 @@ void read_bounds(Scenario& s, Reader& r) {
                          "is not a built-in or custom bound (rdpaudit bounds FILE lists them)");
       }
     }
-    (std::string(key) == "bounds.audit" ? b.audit : b.expect_violated) = *names;
+    *list = *names;
   }
+  check_expectations(b, r);
 }
 
 void read_estimate(Scenario& s, Reader& r, long trajectories) {
