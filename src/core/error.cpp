@@ -10,6 +10,8 @@ InputError::InputError(std::string key, std::string value, std::string expected)
 
 InputError::InputError(const std::string& message) : std::runtime_error(message) {}
 
+ResourceError::ResourceError(const std::string& message) : std::runtime_error(message) {}
+
 InternalError::InternalError(const std::string& where) : std::logic_error(where) {}
 
 }  // namespace rdpaudit

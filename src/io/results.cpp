@@ -428,6 +428,7 @@ void ResultsWriter::add_outcome(std::int64_t counted, int looks, int looks_plann
 }
 
 void ResultsWriter::commit() {
+  scenarios_.close();
   file_.commit();
 }
 

@@ -1,7 +1,9 @@
 // Errors that reach the user, of two kinds. Every input problem (InputError, exit 2) names where
 // it is (the key path as the user writes it), what was found and what was expected, in the style
 //   training.eta = -0.1 (must be > 0)
-// A broken internal contract (InternalError, exit 3) says which one and asks for a report.
+// A resource the machine refused (ResourceError, exit 2: a full disk, memory) names the file or
+// what was being allocated. A broken internal contract (InternalError, exit 3) says which one
+// and asks for a report.
 #pragma once
 
 #include <stdexcept>
@@ -25,6 +27,15 @@ class InputError : public std::runtime_error {
   std::string key_;
   std::string value_;
   std::string expected_;
+};
+
+/// The machine refused what a command needs: a file cannot be written (a full disk, a file
+/// size limit, a permission), or memory cannot be allocated. `main` prints what() (which
+/// names the file, or what was being allocated) and exits with status 2, like bad input;
+/// nothing is left at the output path and a file there before is untouched.
+class ResourceError : public std::runtime_error {
+ public:
+  explicit ResourceError(const std::string& message);
 };
 
 /// A broken internal contract: a function of the library called with arguments no experiment
