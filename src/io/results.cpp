@@ -80,6 +80,13 @@ void write_tally(const Group& g, const tally::Tally& t, std::int64_t raw_rows) {
 
 }  // namespace
 
+std::string scenario_group_name(std::int64_t index, std::int64_t count, std::int64_t format_minor) {
+  if (format_minor <= 2) return fmt::format("{:04d}", index);
+  const int width = std::max<int>(
+      4, static_cast<int>(std::to_string(std::max<std::int64_t>(count - 1, 0)).size()));
+  return fmt::format("{:0{}d}", index, width);
+}
+
 std::string compiler_version() {
 #if defined(__clang__)
   return std::string("clang ") + __clang_version__;
@@ -99,7 +106,9 @@ std::string library_versions() {
 
 ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSpec& spec,
                              const RunInfo& run)
-    : file_(path), trajectories_(spec.trajectories) {
+    : file_(path),
+      trajectories_(spec.trajectories),
+      scenario_count_(static_cast<std::int64_t>(spec.scenarios.size())) {
   const Group& root = file_.root();
   root.attr("filetype", kFileType);
   root.attr("format_version", std::vector<std::int64_t>{kFormatMajor, kFormatMinor});
@@ -321,7 +330,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
 void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
                                  const estimate::ScenarioEstimates& est,
                                  const audit::BoundTable& bounds, const audit::ClaimTable* claims) {
-  Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
+  Group g = scenarios_.create_group(scenario_group_name(s.index, scenario_count_));
   g.attr("index", s.index);
   std::vector<std::string> keys, texts;
   std::vector<double> values;

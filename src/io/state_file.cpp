@@ -7,12 +7,13 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
 #include "rdpaudit/io/hdf5.hpp"
+#include "rdpaudit/io/results.hpp"
 
 namespace rdpaudit::io {
 
 namespace {
 
-constexpr const char* kFileType = "rdpaudit-state";
+constexpr const char* kStateFileType = "rdpaudit-state";
 
 Shape shape1(std::size_t n) {
   return {static_cast<std::uint64_t>(n)};
@@ -22,8 +23,9 @@ const char* side_name(int k) {
   return k == 0 ? "D" : "Dprime";
 }
 
-std::string group_name(std::size_t i) {
-  return fmt::format("{:04d}", i);
+// As in results files (scenario_group_name): names that sort as numbers.
+std::string group_name(std::size_t i, std::size_t count) {
+  return scenario_group_name(static_cast<std::int64_t>(i), static_cast<std::int64_t>(count));
 }
 
 void hash_int(Sha256& h, std::int64_t v) {
@@ -97,7 +99,7 @@ std::string counts_checksum(const RunState& state) {
 void write_state(const std::string& path, const RunState& state) {
   AtomicFile file(path, state.kind == "part" ? "part file" : "checkpoint");
   const Group& root = file.root();
-  root.attr("filetype", kFileType);
+  root.attr("filetype", kStateFileType);
   root.attr("state_format", kStateFormat);
   root.attr("kind", state.kind);
   const RunIdentity& id = state.identity;
@@ -120,7 +122,7 @@ void write_state(const std::string& path, const RunState& state) {
   root.attr("counts_sha256", counts_checksum(state));
   for (std::size_t i = 0; i < state.scenarios.size(); ++i) {
     const ScenarioState& s = state.scenarios[i];
-    Group g = root.create_group(group_name(i));
+    Group g = root.create_group(group_name(i, state.scenarios.size()));
     g.attr("cells", s.cells);
     g.attr("next_d", s.next[0]);
     g.attr("next_dprime", s.next[1]);
@@ -138,7 +140,7 @@ namespace {
 
 RunState read_state_unchecked(const ReadOnlyFile& file) {
   const Group& root = file.root();
-  if (!root.has_attr("filetype") || root.read_string_attr("filetype") != kFileType)
+  if (!root.has_attr("filetype") || root.read_string_attr("filetype") != kStateFileType)
     root.fail("@filetype",
               root.has_attr("filetype") ? root.read_string_attr("filetype") : "<missing>",
               "an rdpaudit checkpoint or part file");
@@ -180,7 +182,8 @@ RunState read_state_unchecked(const ReadOnlyFile& file) {
   if (n < 1 || n > 100'000) root.fail("@scenarios", std::to_string(n), "a count in [1, 10^5]");
   const std::string checksum = root.read_string_attr("counts_sha256");
   for (std::int64_t i = 0; i < n; ++i) {
-    const Group g = root.open_group(group_name(static_cast<std::size_t>(i)));
+    const Group g =
+        root.open_group(group_name(static_cast<std::size_t>(i), static_cast<std::size_t>(n)));
     ScenarioState s;
     s.cells = g.read_string_attr("cells");
     s.next = {g.read_int_attr("next_d"), g.read_int_attr("next_dprime")};
