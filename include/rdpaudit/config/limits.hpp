@@ -25,4 +25,17 @@ struct TrajectorySource {
 void check_scenario_limits(const Scenario& s, Reader& r, long trajectories,
                            const TrajectorySource& source);
 
+/// The memory a run of the whole experiment keeps (every scenario's raw samples and crafted
+/// gradients until the results file is written) and needs at once (one scenario's pilot and
+/// selection samples), in bytes: a lower estimate.
+struct MemoryNeed {
+  double kept = 0, raw = 0, crafted = 0, transient = 0;
+  double total() const { return kept + transient; }
+};
+MemoryNeed run_memory(const ExperimentSpec& spec);
+
+/// Throws InputError naming the key that dominates when run_memory exceeds the memory this
+/// process may use (core/memory.hpp): a sweep that cannot fit is refused by validate.
+void check_run_memory(const ExperimentSpec& spec, const TrajectorySource& source);
+
 }  // namespace rdpaudit::config
