@@ -438,10 +438,10 @@ void read_init(Scenario& s, Reader& r) {
 }
 
 void read_tally(Scenario& s, Reader& r) {
-  s.bins = static_cast<int>(r.integer("tally.bins").value_or(512));
-  if (s.bins < 2 || s.bins > 1'000'000) r.fail("tally.bins", "must be in [2, 10^6]");
-  s.bins_2d = static_cast<int>(r.integer("tally.bins_2d").value_or(128));
-  if (s.bins_2d < 2 || s.bins_2d > 4096) r.fail("tally.bins_2d", "must be in [2, 4096]");
+  s.bins = static_cast<int>(
+      r.integer_in("tally.bins", 2, 1'000'000, "must be in [2, 10^6]").value_or(512));
+  s.bins_2d = static_cast<int>(
+      r.integer_in("tally.bins_2d", 2, 4096, "must be in [2, 4096]").value_or(128));
   if (auto range = r.vector("tally.range")) {
     if (range->size() != 2 || !((*range)[0] < (*range)[1]))
       r.fail("tally.range", "must be [lo, hi] with lo < hi");
@@ -617,11 +617,10 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
     if (chosen.empty()) r.fail("estimate.methods", "must name at least one method");
     e.methods = chosen;
   }
-  e.patterns = static_cast<int>(r.integer("estimate.patterns").value_or(4096));
-  if (e.patterns < 1 || e.patterns > 1'000'000) r.fail("estimate.patterns", "must be in [1, 10^6]");
-  e.bootstrap = static_cast<int>(r.integer("estimate.bootstrap").value_or(200));
-  if (e.bootstrap < 0 || e.bootstrap > 100'000)
-    r.fail("estimate.bootstrap", "must be in [0, 10^5]");
+  e.patterns = static_cast<int>(
+      r.integer_in("estimate.patterns", 1, 1'000'000, "must be in [1, 10^6]").value_or(4096));
+  e.bootstrap = static_cast<int>(
+      r.integer_in("estimate.bootstrap", 0, 100'000, "must be in [0, 10^5]").value_or(200));
 }
 
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reader::Swept>& swept,
@@ -773,6 +772,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));
   }
+  if (source.simulated) check_run_memory(spec, source);
   return spec;
 }
 
