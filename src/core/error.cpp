@@ -14,4 +14,8 @@ ResourceError::ResourceError(const std::string& message) : std::runtime_error(me
 
 InternalError::InternalError(const std::string& where) : std::logic_error(where) {}
 
+InternalError::InternalError(const std::string& argument, const std::string& value,
+                             const std::string& expected)
+    : std::logic_error(argument + " = " + value + " (" + expected + ")") {}
+
 }  // namespace rdpaudit

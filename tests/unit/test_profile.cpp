@@ -85,7 +85,8 @@ TEST_CASE("exact profile of a Gaussian pair: Balle & Wang's closed form", "[prof
       CHECK(gaussian_delta(mu, e.value) == Approx(delta).epsilon(1e-8));
     }
   }
-  CHECK_THROWS_AS(exact_epsilon(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), 1.0), InputError);
+  CHECK_THROWS_AS(exact_epsilon(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), 1.0),
+                  InternalError);
 }
 
 TEST_CASE("exact profile of a two-component mixture against a fine Riemann sum", "[profile]") {
@@ -154,7 +155,7 @@ TEST_CASE("profile family: cuts from the pilot, counts of tail sets, bounds belo
   REQUIRE(back_lo > 0.0);
   CHECK(profile_p_value(c, 0.05, kBackward, 0.999 * back_lo) <= 0.01);
   CHECK(profile_p_value(c, 0.05, kBackward, 1.001 * back_lo) > 0.01);
-  CHECK_THROWS_AS(profile_counts(s, {1, 2}, cq), InputError);
+  CHECK_THROWS_AS(profile_counts(s, {1, 2}, cq), InternalError);
 }
 
 TEST_CASE("[profile] bad input names the key and the value", "[profile][config]") {

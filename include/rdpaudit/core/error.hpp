@@ -45,6 +45,8 @@ class InternalError : public std::logic_error {
  public:
   /// `where`: the function or invariant, e.g. "rigorous_lower_bound: min_tail_count >= 1".
   explicit InternalError(const std::string& where);
+  /// "<argument> = <value> (<expected>)", the argument named as the code names it.
+  InternalError(const std::string& argument, const std::string& value, const std::string& expected);
 };
 
 }  // namespace rdpaudit
