@@ -128,8 +128,12 @@ int run_main(int argc, char** argv) {
                   "also list violated and inconclusive cells and warnings");
   check->add_flag("--all-cells", check_args.all_cells, "list every cell");
 
+  bool report_csv = false;
   auto* report = cli.add_subcommand("report", "readable summary of a results file");
   report->add_option("RESULTS", file, "results file (HDF5)")->required();
+  report->add_flag("--csv", report_csv,
+                   "one CSV row per audit cell (scenario, sweep point, bound, order, direction, "
+                   "bound value, estimate, exact, lower, p-values, verdict, margin, note)");
 
   std::string plot_out;
   auto* plot = cli.add_subcommand("plot", "draw the audit's figures (PNG) from a results file");
@@ -200,7 +204,7 @@ int run_main(int argc, char** argv) {
       check_args.cells = check_args.cells || check_args.all_cells;
       return app::check_command(check_args);
     }
-    if (*report) return app::report_command(file);
+    if (*report) return app::report_command(file, report_csv);
     if (*plot) return app::plot_command(file, plot_out);
     if (*bounds) {
       for (double a : bounds_args.alphas) {
@@ -219,8 +223,9 @@ int run_main(int argc, char** argv) {
       return app::bounds_command(bounds_args);
     }
     if (run->count("--trajectories")) {
-      if (trajectories < 1)
-        throw InputError("--trajectories", std::to_string(trajectories), "must be >= 1");
+      if (trajectories < 2)
+        throw InputError("--trajectories", std::to_string(trajectories),
+                         "must be >= 2 (the covariance of the last iterates needs two)");
       run_args.overrides.trajectories = trajectories;
     }
     if (run->count("--seed")) run_args.overrides.seed = parse_seed(seed);

@@ -168,6 +168,7 @@ std::string undecided_text(const AuditResult& a, double margin, std::size_t limi
     out += "\n";
   }
   if (open > shown) out += fmt::format("  ... and {} more\n", open - shown);
+  if (!out.empty()) out.pop_back();  // one line per cell, the last without its line break
   return out;
 }
 

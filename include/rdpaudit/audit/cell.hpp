@@ -149,8 +149,9 @@ void decide(Cell& c, double level);
 /// never decided.
 bool is_decided(const Cell& c, double margin);
 
-/// The undecided cells of a look, in words, at most `limit` of them: "bound name, scenario 2,
-/// alpha 8, R(P||P'): not rejected, bound / estimate 1.02" (one per line).
+/// The undecided cells of a look, in words, at most `limit` of them: "  bound name, scenario
+/// 2, alpha 8, R(P||P'): not rejected, bound / estimate 1.02 < 2", one per line (no line break
+/// after the last); empty when every cell is decided.
 std::string undecided_text(const AuditResult& a, double margin, std::size_t limit);
 
 /// Holm's step-down adjustment of the tested cells' p-values (p_holm; untested cells get 1).
