@@ -63,8 +63,8 @@ int merge_command(const MergeArgs& args) {
   for (const auto& part : args.parts) {  // the results would replace a part being read
     std::error_code ec;
     if (part == args.output || std::filesystem::equivalent(part, args.output, ec))
-      throw InputError("-o", args.output, "is one of the part files merged (" + part +
-                                              "); name a new results file");
+      throw InputError("-o", args.output,
+                       "is one of the part files merged (" + part + "); name a new results file");
   }
   const std::vector<io::RunState> parts = read_parts(args.parts);
   const io::RunIdentity& id = parts.front().identity;

@@ -283,6 +283,7 @@ int run_command(const RunArgs& args) {
             "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
             "cells undecided",
             look, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
+        if (open > 0) progress.note(audit::undecided_text(verdicts, args.decided_margin, 4));
       }
     }
     if (rounds.size() > 1 && par::broadcast(open) == 0) {
