@@ -276,7 +276,7 @@ int run_main(int argc, char** argv) {
     return fail(2, fmt::format("rdpaudit: error: out of memory while {} (a smaller "
                                "experiment, fewer raw samples or scenarios, or a machine with "
                                "more memory)",
-                               rdpaudit::current_activity()));
+                               rdpaudit::failed_activity()));
   } catch (const rdpaudit::InternalError& e) {
     return fail(3, fmt::format("rdpaudit: internal error: {} (please report it with the "
                                "experiment file)",

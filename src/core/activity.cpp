@@ -1,5 +1,6 @@
 #include "rdpaudit/core/activity.hpp"
 
+#include <exception>
 #include <vector>
 
 namespace rdpaudit {
@@ -16,13 +17,19 @@ std::string& detail() {
   return d;
 }
 
+std::string& failure() {
+  static std::string f;
+  return f;
+}
+
 }  // namespace
 
-Activity::Activity(std::string what) {
+Activity::Activity(std::string what) : exceptions_(std::uncaught_exceptions()) {
   stack().push_back(std::move(what));
 }
 
 Activity::~Activity() {
+  if (std::uncaught_exceptions() > exceptions_ && failure().empty()) failure() = current_activity();
   stack().pop_back();
 }
 
@@ -32,7 +39,12 @@ std::string current_activity() {
   return out;
 }
 
+std::string failed_activity() {
+  return failure().empty() ? current_activity() : failure();
+}
+
 void set_activity_detail(const std::string& d) {
+  if (d.empty() && std::uncaught_exceptions() > 0) return;  // the failure's context stays
   detail() = d;
 }
 
