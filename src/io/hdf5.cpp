@@ -1,116 +1,23 @@
 #include "rdpaudit/io/hdf5.hpp"
 
-#include <fcntl.h>
 #include <fmt/core.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <climits>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 
+#include "hdf5_detail.hpp"
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/core/interrupt.hpp"
 
 namespace rdpaudit::io {
 
+using detail::check;
+using detail::check_status;
+using detail::fixed_string_type;
+using detail::Handle;
+using detail::is_group;
+using detail::string_type;
+
 namespace {
-
-// A file whose close failed stays open inside HDF5, which must then not be ended.
-bool g_unclosed = false;
-
-// The innermost entry of HDF5's error stack: the system call's error when one failed (the
-// sec2 driver says "... errno = 28, error message = 'No space left on device' ..."), else the
-// library's description of what failed.
-herr_t innermost(unsigned n, const H5E_error2_t* err, void* out) {
-  if (n == 0) *static_cast<std::string*>(out) = err->desc ? err->desc : "";
-  return 0;
-}
-
-std::string hdf5_reason() {
-  std::string desc;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &desc);
-  const auto at = desc.find("error message = '");
-  if (at != std::string::npos) {
-    const auto begin = at + 17, end = desc.find('\'', begin);
-    return desc.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  }
-  if (desc.size() > 200) desc = desc.substr(0, 200) + "...";
-  return desc.empty() ? "no reason given by HDF5" : desc;
-}
-
-[[noreturn]] void fail_write(const FileInfo* file, const std::string& what) {
-  const std::string reason = hdf5_reason();
-  if (!file) throw InternalError("HDF5: cannot " + what + " (" + reason + ")");
-  std::error_code ec;
-  const bool before = !file->final_path.empty() && std::filesystem::exists(file->final_path, ec);
-  throw ResourceError(fmt::format(
-      "cannot write the {} {}: cannot {} ({}; a full disk or a file size limit?); nothing was "
-      "written at {}{}",
-      file->kind, file->path, what, reason, file->final_path,
-      before ? " (the file there before is untouched)" : ""));
-}
-
-[[noreturn]] void fail_read(const FileInfo* file, const std::string& object,
-                            const std::string& what) {
-  const std::string reason = hdf5_reason();
-  if (!file) throw InternalError("HDF5: cannot " + what + " (" + reason + ")");
-  throw InputError(file->path + ": " + object, "unreadable",
-                   fmt::format("the {} is damaged: cannot {} ({})", file->kind, what, reason));
-}
-
-hid_t check(hid_t id, const FileInfo* file, const std::string& object, const std::string& what) {
-  if (id >= 0) return id;
-  if (file && !file->writing) fail_read(file, object, what);
-  fail_write(file, what);
-}
-
-void check_status(herr_t status, const FileInfo* file, const std::string& object,
-                  const std::string& what) {
-  if (status < 0) check(-1, file, object, what);
-}
-
-/// Closes an HDF5 identifier with the right function at scope exit (errors ignored: a
-/// failure path); close() closes it now and reports an error.
-struct Handle {
-  hid_t id;
-  herr_t (*closer)(hid_t);
-  ~Handle() {
-    if (id >= 0) closer(id);
-  }
-  void close(const FileInfo* file, const std::string& object, const std::string& what) {
-    const hid_t mine = id;
-    id = -1;
-    check_status(closer(mine), file, object, what);
-  }
-};
-
-// Whether the link `name` of `loc` is a group (false for a dataset, or a broken link).
-bool is_group(hid_t loc, const std::string& name) {
-  const hid_t obj = H5Oopen(loc, name.c_str(), H5P_DEFAULT);
-  if (obj < 0) return false;
-  const bool group = H5Iget_type(obj) == H5I_GROUP;
-  H5Oclose(obj);
-  return group;
-}
-
-hid_t string_type() {
-  const hid_t t = H5Tcopy(H5T_C_S1);
-  if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-    throw InternalError("HDF5: cannot make the variable-length string type");
-  return t;
-}
-
-hid_t fixed_string_type(std::size_t width) {
-  const hid_t t = H5Tcopy(H5T_C_S1);
-  if (t < 0 || H5Tset_size(t, width) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
-      H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-    throw InternalError("HDF5: cannot make a fixed-length string type");
-  return t;
-}
 
 void write_attr(hid_t loc, const FileInfo* file, const std::string& object, const std::string& name,
                 hid_t mem_type, hid_t file_type, const std::vector<hsize_t>& dims,
@@ -489,170 +396,6 @@ std::vector<std::string> Group::read_strings(const std::string& name) const {
                  path_of(name), "read dataset " + path_of(name));
   }
   return take_strings(raw);
-}
-
-namespace {
-
-// Reads back what was written: the file opens, its size on disk covers HDF5's end of
-// allocation (a short write leaves it shorter), and every object header can be read.
-void verify_written(const FileInfo& info) {
-  const hid_t f = H5Fopen(info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) fail_write(&info, "read the closed file back");
-  Handle file{f, H5Fclose};
-  hsize_t size = 0;
-  haddr_t eoa = 0;
-  check_status(H5Fget_filesize(f, &size), &info, "/", "read the size of the closed file");
-  check_status(H5Fget_eoa(f, &eoa), &info, "/", "read the end of allocation of the closed file");
-  if (size < eoa) {
-    throw ResourceError(fmt::format(
-        "cannot write the {} {}: it holds {} bytes of the {} HDF5 wrote (a full disk or a file "
-        "size limit?); nothing was written at {}",
-        info.kind, info.path, size, eoa, info.final_path));
-  }
-#if H5_VERSION_GE(1, 12, 0)
-  const auto visit = [](hid_t, const char*, const H5O_info2_t*, void*) -> herr_t { return 0; };
-  const herr_t visited =
-      H5Ovisit3(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit, nullptr, H5O_INFO_BASIC);
-#else
-  const auto visit = [](hid_t, const char*, const H5O_info_t*, void*) -> herr_t { return 0; };
-  const herr_t visited =
-      H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit, nullptr, H5O_INFO_BASIC);
-#endif
-  check_status(visited, &info, "/", "read the closed file's objects back");
-  file.close(&info, "/", "close the file read back");
-}
-
-// Flushes a file (or directory) to the disk; false when the system refuses.
-bool sync_path(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0 || errno == EINVAL;  // some file systems cannot sync dirs
-  ::close(fd);
-  return ok;
-}
-
-}  // namespace
-
-AtomicFile::AtomicFile(const std::string& path, const std::string& kind) {
-  info_.path = path + ".tmp";
-  info_.final_path = path;
-  info_.kind = kind;
-  info_.writing = true;
-  check_output_name(path, kind);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
-  // A strong close degree: H5Fclose closes every object still open, so a failed write
-  // leaves nothing for the library to flush (or crash on) when the process ends.
-  Handle fapl{check(H5Pcreate(H5P_FILE_ACCESS), &info_, "/", "create file properties"), H5Pclose};
-  check_status(H5Pset_fclose_degree(fapl.id, H5F_CLOSE_STRONG), &info_, "/",
-               "set the close degree");
-  file_ = H5Fcreate(info_.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id);
-  if (file_ < 0) {
-    throw ResourceError(fmt::format("cannot create the {} {}: {}", kind, info_.path,
-                                    errno ? std::strerror(errno) : hdf5_reason()));
-  }
-  interrupt_slot_ = remove_on_interrupt(info_.path);
-  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), &info_, "/", "open the root group"),
-                &info_, "/");
-}
-
-AtomicFile::~AtomicFile() {
-  root_ = Group();
-  if (file_ >= 0 && H5Fclose(file_) < 0) g_unclosed = true;
-  if (!committed_) std::remove(info_.path.c_str());
-  forget_on_interrupt(interrupt_slot_);
-}
-
-void AtomicFile::commit() {
-  root_.close();
-  // Every group and dataset must be closed (and its errors seen) before the file is: one
-  // still open would be closed by H5Fclose without a word.
-  const ssize_t open = H5Fget_obj_count(file_, H5F_OBJ_ALL | H5F_OBJ_LOCAL);
-  if (open != 1)
-    throw InternalError(
-        fmt::format("AtomicFile::commit: {} objects of {} still open", open - 1, info_.path));
-  const hid_t f = file_;
-  file_ = -1;
-  if (H5Fclose(f) < 0) {
-    g_unclosed = true;
-    fail_write(&info_, "close the file");
-  }
-  verify_written(info_);
-  if (!sync_path(info_.path, false)) {
-    throw ResourceError(
-        fmt::format("cannot write the {} {}: the disk refused to flush it ({}); "
-                    "nothing was written at {}",
-                    info_.kind, info_.path, std::strerror(errno), info_.final_path));
-  }
-  if (std::rename(info_.path.c_str(), info_.final_path.c_str()) != 0) {
-    throw ResourceError(fmt::format("cannot rename {} to {}: {}", info_.path, info_.final_path,
-                                    std::strerror(errno)));
-  }
-  committed_ = true;
-  forget_on_interrupt(interrupt_slot_);
-  interrupt_slot_ = -1;
-  const auto dir = std::filesystem::path(info_.final_path).parent_path();
-  sync_path(dir.empty() ? "." : dir.string(), true);  // the rename itself, best effort
-}
-
-ReadOnlyFile::ReadOnlyFile(const std::string& path, const std::string& kind) {
-  info_.path = path;
-  info_.kind = kind;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(kind, path, "does not exist (or is not a file)");
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    throw InputError(kind, path, "is not an HDF5 file (damaged, truncated, or another format)");
-  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file_ < 0)
-    throw InputError(kind, path,
-                     "cannot be opened as HDF5 (damaged or truncated: " + hdf5_reason() + ")");
-  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), &info_, "/", "open the root group"),
-                &info_, "/");
-}
-
-ReadOnlyFile::~ReadOnlyFile() {
-  root_ = Group();
-  if (file_ >= 0) H5Fclose(file_);
-}
-
-void check_output_name(const std::string& path, const std::string& key) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
-  // The longest name rdpaudit makes from it: the checkpoint's temporary, <name>.ckpt.tmp.
-  constexpr std::size_t kSuffix = sizeof(".ckpt.tmp") - 1;
-  errno = 0;
-  long limit = ::pathconf(dir.c_str(), _PC_NAME_MAX);
-  if (limit <= 0) limit = NAME_MAX;
-  const std::size_t name = p.filename().string().size();
-  if (name + kSuffix > static_cast<std::size_t>(limit)) {
-    throw InputError(key, path.size() > 80 ? path.substr(0, 60) + "..." : path,
-                     fmt::format("its name has {} bytes; with the suffix .ckpt.tmp of the "
-                                 "checkpoint's temporary it must fit the file system's limit "
-                                 "of {} bytes (NAME_MAX): at most {} bytes",
-                                 name, limit, static_cast<std::size_t>(limit) - kSuffix));
-  }
-  if (path.size() + kSuffix >= PATH_MAX) {
-    throw InputError(key, path.substr(0, 60) + "...",
-                     fmt::format("the path has {} bytes; at most {} (PATH_MAX, with the suffix "
-                                 ".ckpt.tmp)",
-                                 path.size(), PATH_MAX - 1 - kSuffix));
-  }
-}
-
-void hdf5_start() {
-  H5dont_atexit();
-}
-
-void hdf5_finish() {
-  if (!g_unclosed) H5close();
-}
-
-std::string hdf5_version() {
-  unsigned major = 0, minor = 0, release = 0;
-  H5get_libversion(&major, &minor, &release);
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
 }
 
 }  // namespace rdpaudit::io
