@@ -284,7 +284,7 @@ TEST_CASE("state files: a checksum of the counts, verified on reading", "[io][tr
   std::filesystem::remove(path);
 }
 
-TEST_CASE("scenario group names sort as numbers; 2.2 files keep theirs", "[io][trust]") {
+TEST_CASE("scenario group names sort as numbers, and 2.2 files keep theirs", "[io][trust]") {
   CHECK(io::scenario_group_name(7, 12) == "0007");
   CHECK(io::scenario_group_name(9999, 10000) == "9999");
   CHECK(io::scenario_group_name(7, 10001) == "00007");
