@@ -12,7 +12,7 @@ namespace rdpaudit::config {
 namespace {
 
 // Values are echoed in messages at most this long: a 10^4-element data.points used to be
-// printed whole (issue 13, item 16).
+// printed whole.
 constexpr std::size_t kMaxEcho = 80;
 
 std::string capped(std::string raw, const toml::node& n) {
@@ -46,7 +46,7 @@ std::string node_text(const toml::node& n) {
 
 // rdpaudit computes in double precision: squares and sums of squares of up to 10^9 steps and
 // 10^8 trajectories stay finite and normal for magnitudes in [1e-100, 1e100] (docs/experiments.md,
-// "Limits"). 1e308 read as a length made bin widths inf and edges NaN (issue 13, item 11).
+// "Limits"). 1e308 read as a length made bin widths inf and edges NaN.
 bool in_range(double v) {
   const double a = std::fabs(v);
   return std::isfinite(v) && (a == 0 || (a >= kMinMagnitude && a <= kMaxMagnitude));

@@ -68,7 +68,7 @@ for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plo
           f"({done.stderr.strip()[:300]})")
 
 # report: the estimate and the lower bound of an order come from the same direction, the one
-# with the larger estimate (issue 13, item 4). The quickstart's laws are asymmetric.
+# with the larger estimate. The quickstart's laws are asymmetric.
 quick = os.path.join(work, "quick.h5")
 subprocess.run([cli, "run", os.path.join(source, "experiments", "quickstart.toml"), "-o", quick,
                 "--trajectories", "20000"], check=True, stdout=subprocess.DEVNULL,
@@ -101,7 +101,7 @@ for line in report.splitlines():
 check(shown >= 8, f"report shows the orders ({shown})")
 
 # check and report say when a bound assumes another neighbouring relation than the audited
-# pair (issue 13, item 8): the Poisson baseline is add/remove, the worst-case pair replace-one.
+# pair: the Poisson baseline is add/remove, the worst-case pair replace-one.
 text = open(os.path.join(source, "experiments", "quickstart.toml")).read()
 poisson_cfg = os.path.join(work, "poisson.toml")
 open(poisson_cfg, "w").write(text.replace('scheme = "shuffle_partition"', 'scheme = "poisson"'))
@@ -114,7 +114,7 @@ for command in ("check", "report"):
           "replace_one" in out, f"{command} names the relation the Poisson baseline assumes")
     check("note: gaussian_composition" not in out, f"{command}: no note where they agree")
 
-# Interrupts (issue 11): SIGINT or SIGTERM stops the counting, writes the checkpoint and ends
+# Interrupts: SIGINT or SIGTERM stops the counting, writes the checkpoint and ends
 # with status 130 and the command that resumes; the unfinished .tmp is removed and nothing is
 # left at the output path.
 for sig in (signal.SIGINT, signal.SIGTERM):

@@ -1,9 +1,10 @@
 // Checks of one scenario as a whole that decide, from the file alone, whether the simulation
 // and the estimators can run: the per-step noise and the iterates stay within the magnitudes
 // double precision handles, the training does not diverge, a fixed histogram range has
-// distinct edges, and the estimators get enough samples to split. Without them such files
-// passed `validate` and failed only after simulating, with messages about internal names
-// (issue 13, items 11, 12, 15). Every check names the user's key, its value and what to change.
+// distinct edges, the noise is not lost in rounding at the iterates' size, and a run fits in
+// memory. Without them such files passed `validate` and failed only after simulating, with
+// messages about internal names. Every check names the user's key, its value and what to
+// change.
 #pragma once
 
 #include <string>
