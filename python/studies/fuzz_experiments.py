@@ -58,17 +58,21 @@ DOCUMENTED = {
     "experiment": ["name", "description", "seed", "trajectories", "sweep"],
     "model": ["loss", "dim", "lambda", "features", "classes", "feature_clip", "clip_norm"],
     "data": ["preset", "n", "sensitivity", "lipschitz", "differing_index", "jitter", "seed",
-             "points", "replacement", "labels", "replacement_label"],
+             "points", "replacement", "labels", "replacement_label", "adjacency", "gradient",
+             "gradient_formula"],
     "training": ["scheme", "eta", "batch_size", "epochs", "steps", "differing_batch",
                  "sampling_rate", "projection_diameter", "projection_center"],
-    "noise": ["sigma", "sigma2", "noise_multiplier", "blog_sigma", "step_std"],
+    "noise": ["sigma", "sigma2", "noise_multiplier", "paper_noise_multiplier", "blog_sigma",
+              "step_std"],
     "init": ["mean", "std"],
     "tally": ["bins", "bins_2d", "range", "pilot_trajectories", "raw_samples"],
     "bounds": ["alphas", "lambda", "beta", "S_g", "L", "D", "eps_norm", "audit",
-               "expect_violated", "exact_verdicts"],
+               "expect_violated", "expect_valid_exact", "exact_verdicts"],
     "bounds.custom": ["name", "formula", "conditions", "expect"],
-    "estimate": ["enabled", "alphas", "confidence", "samples", "selection_fraction",
+    "estimate": ["enabled", "alphas", "confidence", "pilot", "samples", "selection_fraction",
                  "variational_selection_fraction", "methods", "patterns", "bootstrap"],
+    "profile": ["enabled", "epsilons", "deltas", "conversions", "expect_violated"],
+    "profile.claims": ["name", "epsilon", "formula", "expect"],
 }
 DOCUMENTED_PATHS = {f"{t}.{k}" for t, ks in DOCUMENTED.items() for k in ks} | set(DOCUMENTED)
 
@@ -94,6 +98,7 @@ VALUE_POOL = ["0", "-1", "1", "2", "-0.0", "0.5", "3", "1e-300", "1e-9", "1e300"
               "[0, 0]", "[2, 1]", "[1.5, 2, 1e6]", '["exact"]', "1.0000000001", "0.999999"]
 
 FORMULA_POOL = ["alpha = 3", "step_std = 1", "alpha*eta", "1/0", "sqrt(-1)", "alpha^1e6",
+                "ln(-1)", "0/0", "-1/0", "d",
                 "-1", "alpha*foo", "(alpha", "alpha > 2 ? 1 : 2", "alpha += 1", "eta=eta",
                 "alpha, eta", "rnd()", "sum(alpha, 1)", "alpha == 2", "alpha >= 2 = 1", "0",
                 "nan", "inf", "_pi*alpha", "alpha;1"]
@@ -258,7 +263,7 @@ def move_line(lines, rng, notes):
 
 
 def add_key(lines, rng, notes):
-    table = rng.choice([t for t in DOCUMENTED if t != "bounds.custom"])
+    table = rng.choice([t for t in DOCUMENTED if t not in ("bounds.custom", "profile.claims")])
     key = rng.choice(DOCUMENTED[table])
     value = rng.choice(VALUE_POOL + ["[[0.0], [1.0], [2.0]]", "[0.0]", "[1, 0]", "0.1", "10",
                                      "[[0.5, 0.5], [1, 1]]", "[0, 1, 0]", "1e-12"])
@@ -277,8 +282,26 @@ def add_custom_bound(lines, rng, notes):
     block = ["", "[[bounds.custom]]", f'name = "fz{rng.randrange(1000)}"', f'formula = "{formula}"']
     if rng.random() < 0.5:
         block.append(f'conditions = ["{rng.choice(FORMULA_POOL)}"]')
+    if rng.random() < 0.3:
+        block.append(f'expect = "{rng.choice(["holds", "violated", "valid_exact"])}"')
     lines += block
     notes.append("custom bound " + " | ".join(block[3:]))
+
+
+def add_claim(lines, rng, notes):
+    """A [profile] claim with odd epsilons or formulas (an empty list, 1e101, NaN ...)."""
+    value = rng.choice(["epsilon = []", "epsilon = 1e101", "epsilon = -1", "epsilon = 1.0",
+                        "epsilon = [1.0, 2.0]", "epsilon = nan", 'epsilon = "x"',
+                        'formula = "1/delta"', 'formula = "ln(-delta)"', 'formula = "delta"'])
+    expect = rng.choice(["", 'expect = "holds"', 'expect = "violated"',
+                         'expect = "valid_exact"', 'expect = "maybe"'])
+    block = ["", "[[profile.claims]]", f'name = "claim{rng.randrange(1000)}"', value]
+    if expect:
+        block.append(expect)
+    if not any(line.strip() == "[profile]" for line in lines):
+        block = ["", "[profile]"] + block
+    lines += block
+    notes.append("claim " + " | ".join(block[-3:]))
 
 
 def delete_header(lines, rng, notes):
@@ -290,7 +313,8 @@ def delete_header(lines, rng, notes):
 
 
 MUTATIONS = [(mutate_value, 10), (delete_line, 3), (rename_key, 2), (duplicate_line, 1),
-             (move_line, 1), (add_key, 4), (add_custom_bound, 1), (delete_header, 1)]
+             (move_line, 1), (add_key, 4), (add_custom_bound, 1), (add_claim, 1),
+             (delete_header, 1)]
 
 
 def make_cases(bases, count, seed):
@@ -342,7 +366,7 @@ def foreign_key(message, text):
     if not m:
         return None
     key = m.group(1)
-    if key.startswith("--") or key in ("experiment file", "RESULTS"):
+    if key.startswith("-") or key in ("experiment file", "results file", "state file"):
         return None
     path = re.sub(r"\[\d+\]", "", key)
     if path in DOCUMENTED_PATHS:
@@ -358,6 +382,11 @@ NAN_ALLOWED = [  # docs/results-format.md: fields where NaN (or inf) has a docum
     r"scenarios/\d+@(feature_clip|clip_norm|projection_diameter)",
     r"scenarios/\d+/bounds/values", r"audit/cells/(bound_value|estimate|exact|tightness_\w+)",
     r"audit/cells/lower",
+    # since 2.0/2.1: claim cells have no alpha, Renyi cells no delta; no bracket without an
+    # exact value; no margin without a not-rejected cell; claims that do not apply; the
+    # upper ends of certified profile rows are inf
+    r"audit/cells/(alpha|delta|exact_lower|exact_upper)", r"audit/bounds/min_margin",
+    r"scenarios/\d+/claims/values", r"scenarios/\d+/estimates/profile/(delta|epsilon)_upper",
 ]
 
 

@@ -95,7 +95,8 @@ struct CheckArgs {
   bool all_cells = false;  ///< list every cell
 };
 int check_command(const CheckArgs& args);
-int report_command(const std::string& file);
+/// The readable summary; with `csv` one CSV row per audit cell instead (print_cells_csv).
+int report_command(const std::string& file, bool csv = false);
 /// Runs python/plots/audit_plots.py with /usr/bin/python3 (or $RDPAUDIT_PYTHON).
 int plot_command(const std::string& file, const std::string& out_dir);
 
@@ -107,6 +108,13 @@ void print_audit_counts(const audit::AuditResult& a);
 void print_close_cells(const audit::AuditResult& a, std::size_t limit);
 /// The strongest evidence of each violated bound.
 void print_evidence(const audit::AuditResult& a);
+/// The cells with a violation or a note (every cell with `all`), one line each.
+void print_cells(const audit::AuditResult& a, bool all);
+/// Every cell as a CSV row, numbers to 17 significant digits, a header line first.
+void print_cells_csv(const audit::AuditResult& a, const std::vector<std::string>& sweep_points);
+/// The number formats of every table: values to 4 significant digits, ratios to 3; "-" for NaN.
+std::string value_text(double x);
+std::string ratio_text(double x);
 
 /// "key=value key=value" of a scenario's sweep point, or "-".
 std::string describe_point(const config::Scenario& s);

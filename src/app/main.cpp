@@ -14,7 +14,9 @@
 #include "commands.hpp"
 #include "counting.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/par/team.hpp"
 
 namespace {
@@ -35,8 +37,8 @@ void print_scenarios(const config::ExperimentSpec& spec) {
   }
 }
 
-// --seed: a decimal integer in [0, 2^64 - 1]. CLI11 read it into a long long, which clamped
-// 2^64 - 1 to 2^63 - 1 silently (issue 13, item 16).
+// --seed: a decimal integer in [0, 2^64 - 1] (read as text: CLI11's long long would clamp
+// 2^64 - 1 to 2^63 - 1 silently).
 std::uint64_t parse_seed(const std::string& text) {
   const bool digits = !text.empty() && text.size() <= 20 &&
                       text.find_first_not_of("0123456789") == std::string::npos;
@@ -71,9 +73,7 @@ void parse_part(const std::string& text, int& part, int& parts) {
     throw InputError("--part", text, "must be i/N with 1 <= i <= N, e.g. 3/8");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   CLI::App cli{"rdpaudit: Monte Carlo audit of last-iterate Renyi-DP bounds of noisy SGD"};
   cli.set_version_flag("--version",
                        fmt::format("rdpaudit {} ({})", rdpaudit::build_info::tool_version,
@@ -128,8 +128,12 @@ int main(int argc, char** argv) {
                   "also list violated and inconclusive cells and warnings");
   check->add_flag("--all-cells", check_args.all_cells, "list every cell");
 
+  bool report_csv = false;
   auto* report = cli.add_subcommand("report", "readable summary of a results file");
   report->add_option("RESULTS", file, "results file (HDF5)")->required();
+  report->add_flag("--csv", report_csv,
+                   "one CSV row per audit cell (scenario, sweep point, bound, order, direction, "
+                   "bound value, estimate, exact, lower, p-values, verdict, margin, note)");
 
   std::string plot_out;
   auto* plot = cli.add_subcommand("plot", "draw the audit's figures (PNG) from a results file");
@@ -181,13 +185,16 @@ int main(int argc, char** argv) {
     return code;
   };
   try {
+    const rdpaudit::Activity activity(
+        fmt::format("running `rdpaudit {}`", cli.get_subcommands().front()->get_name()));
     mpi.emplace(argc, argv);
     if (*merge) {
       if (merge->count("--threads")) check_threads(merge_args.threads);
-      file = merge_args.output;
+      file.clear();  // merge's messages name the part or the output they are about
       return app::merge_command(merge_args);
     }
     if (*validate) {
+      const rdpaudit::Activity reading("reading the experiment file " + file);
       print_scenarios(config::load_experiment(file));
       fmt::print("ok\n");
       return 0;
@@ -197,7 +204,7 @@ int main(int argc, char** argv) {
       check_args.cells = check_args.cells || check_args.all_cells;
       return app::check_command(check_args);
     }
-    if (*report) return app::report_command(file);
+    if (*report) return app::report_command(file, report_csv);
     if (*plot) return app::plot_command(file, plot_out);
     if (*bounds) {
       for (double a : bounds_args.alphas) {
@@ -216,8 +223,9 @@ int main(int argc, char** argv) {
       return app::bounds_command(bounds_args);
     }
     if (run->count("--trajectories")) {
-      if (trajectories < 1)
-        throw InputError("--trajectories", std::to_string(trajectories), "must be >= 1");
+      if (trajectories < 2)
+        throw InputError("--trajectories", std::to_string(trajectories),
+                         "must be >= 2 (the covariance of the last iterates needs two)");
       run_args.overrides.trajectories = trajectories;
     }
     if (run->count("--seed")) run_args.overrides.seed = parse_seed(seed);
@@ -257,7 +265,18 @@ int main(int argc, char** argv) {
   } catch (const app::QuietExit& e) {
     return e.code;  // another rank reported the error
   } catch (const InputError& e) {
-    return fail(2, fmt::format("rdpaudit: error: {}: {}", file, e.what()));
+    // Named by the command's file unless the message names a file itself (a damaged part
+    // of a merge names the part, not the output).
+    const std::string what = e.what();
+    const bool named = file.empty() || what.find(file) != std::string::npos;
+    return fail(2, fmt::format("rdpaudit: error: {}{}", named ? "" : file + ": ", what));
+  } catch (const rdpaudit::ResourceError& e) {
+    return fail(2, fmt::format("rdpaudit: error: {}", e.what()));
+  } catch (const std::bad_alloc&) {
+    return fail(2, fmt::format("rdpaudit: error: out of memory while {} (a smaller "
+                               "experiment, fewer raw samples or scenarios, or a machine with "
+                               "more memory)",
+                               rdpaudit::failed_activity()));
   } catch (const rdpaudit::InternalError& e) {
     return fail(3, fmt::format("rdpaudit: internal error: {} (please report it with the "
                                "experiment file)",
@@ -265,4 +284,13 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(1, fmt::format("rdpaudit: failed: {}", e.what()));
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rdpaudit::io::hdf5_start();
+  const int code = run_main(argc, argv);
+  rdpaudit::io::hdf5_finish();
+  return code;
 }

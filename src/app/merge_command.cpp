@@ -60,6 +60,12 @@ std::vector<io::RunState> read_parts(const std::vector<std::string>& paths) {
 
 int merge_command(const MergeArgs& args) {
   check_output_path(args.output, true);
+  for (const auto& part : args.parts) {  // the results would replace a part being read
+    std::error_code ec;
+    if (part == args.output || std::filesystem::equivalent(part, args.output, ec))
+      throw InputError("-o", args.output,
+                       "is one of the part files merged (" + part + "); name a new results file");
+  }
   const std::vector<io::RunState> parts = read_parts(args.parts);
   const io::RunIdentity& id = parts.front().identity;
   const config::ExperimentSpec spec =

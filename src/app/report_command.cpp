@@ -12,8 +12,14 @@
 
 namespace rdpaudit::app {
 
-int report_command(const std::string& file) {
+int report_command(const std::string& file, bool csv) {
   const io::ResultsSummary s = io::read_results(file);
+  if (csv) {
+    std::vector<std::string> points;
+    for (const auto& sc : s.scenarios) points.push_back(sc.sweep_point);
+    print_cells_csv(s.audit, points);
+    return 0;
+  }
   fmt::print("experiment   {}\n", s.experiment_name);
   if (!s.description.empty()) fmt::print("description  {}\n", s.description);
   fmt::print("config       {}\n", s.config_path);
@@ -53,8 +59,8 @@ int report_command(const std::string& file) {
     for (const auto& [key, d] : at) {
       if (key.first != sc.index) continue;
       const std::size_t k = larger(d);
-      cols += fmt::format("  a={:g}: {:.4g} [{:.3g}] {}", key.second, d[k].estimate, d[k].lower,
-                          k == 0 ? ">" : "<");
+      cols += fmt::format("  a={:g}: {} [{}] {}", key.second, value_text(d[k].estimate),
+                          value_text(d[k].lower), k == 0 ? ">" : "<");
     }
     fmt::print("{:>4}  {:<36} {:>8.2f} {}\n", sc.index, sc.sweep_point, sc.seconds, cols);
     total += sc.seconds;

@@ -16,6 +16,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/core/progress.hpp"
+#include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/io/results.hpp"
 #include "rdpaudit/io/state_file.hpp"
 #include "rdpaudit/par/team.hpp"
@@ -121,6 +122,7 @@ void check_output_path(const std::string& out, bool from_option) {
         key, out,
         "is a directory; name the results file, e.g. " + (fs::path(out) / "results.h5").string());
   }
+  io::check_output_name(out, key);  // <out>.ckpt.tmp within NAME_MAX
   const auto parent = fs::path(out).parent_path();
   if (!parent.empty() && !fs::create_directories(parent, ec) && ec) {
     throw InputError(key, out,
@@ -281,6 +283,7 @@ int run_command(const RunArgs& args) {
             "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
             "cells undecided",
             look, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
+        if (open > 0) progress.note(audit::undecided_text(verdicts, args.decided_margin, 4));
       }
     }
     if (rounds.size() > 1 && par::broadcast(open) == 0) {

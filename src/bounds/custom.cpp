@@ -79,9 +79,12 @@ double run(const std::string& bound, const std::string& where, const std::string
     int pos = static_cast<int>(e.GetPos());
     if (pos > len) pos = len;
     const std::string token = e.GetToken();
-    std::string problem;
+    std::string problem, hint;
     if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty()) {
       problem = fmt::format("unknown name \"{}\"", token);
+      hint = std::string("; the names a formula may use are ") + first;
+      for (std::size_t i = 1; i < kNumVars; ++i) hint += std::string(", ") + kNames[i];
+      hint += ", and muparser's functions";
     } else if (e.GetCode() == mu::ecUNEXPECTED_OPERATOR && token == "=") {
       problem =
           "assignment is not allowed (a formula is an expression of the names; "
@@ -89,17 +92,17 @@ double run(const std::string& bound, const std::string& where, const std::string
     } else {
       problem = fmt::format("syntax error ({})", e.GetMsg());
     }
-    throw FormulaError(bound, where, expr, pos, token, problem);
+    throw FormulaError(bound, where, expr, pos, token, problem, hint);
   }
 }
 
 }  // namespace
 
 FormulaError::FormulaError(std::string bound, std::string where, std::string formula, int position,
-                           std::string token, const std::string& problem)
-    : InputError(fmt::format("custom bound \"{}\": {}{} in {} \"{}\"", bound, problem,
+                           std::string token, const std::string& problem, const std::string& hint)
+    : InputError(fmt::format("custom bound \"{}\": {}{} in {} \"{}\"{}", bound, problem,
                              position >= 0 ? fmt::format(" at position {}", position) : "", where,
-                             formula)),
+                             formula, hint)),
       bound_(std::move(bound)),
       where_(std::move(where)),
       formula_(std::move(formula)),
@@ -131,10 +134,12 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
   env.fill(p, alpha);
   for (std::size_t i = 0; i < spec_.conditions.size(); ++i) {
     const double c = run(spec_.name, fmt::format("condition {}", i + 1), spec_.conditions[i], env);
-    if (c == 0.0) {
+    // NaN (ln(-1), 0/0) is no more true than 0: the condition cannot be decided, so the
+    // bound does not apply, as a formula that gives NaN.
+    if (c == 0.0 || std::isnan(c)) {
       out.not_applicable +=
-          fmt::format("{}condition {} \"{}\" is false", out.not_applicable.empty() ? "" : "; ",
-                      i + 1, spec_.conditions[i]);
+          fmt::format("{}condition {} \"{}\" {}", out.not_applicable.empty() ? "" : "; ", i + 1,
+                      spec_.conditions[i], std::isnan(c) ? "evaluates to NaN" : "is false");
     }
   }
   if (!out.not_applicable.empty()) return out;

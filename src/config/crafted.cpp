@@ -67,7 +67,16 @@ Eigen::MatrixXd evaluate_formula(const std::string& text, const Scenario& s, Rea
   parser.SetExpr(text);
   vars.v[2] = static_cast<double>(s.steps);
   vars.v[3] = s.dim;
-  Eigen::MatrixXd table(s.steps, s.dim);
+  Eigen::MatrixXd table;
+  try {
+    table.resize(s.steps, s.dim);
+  } catch (const std::bad_alloc&) {
+    throw ResourceError(fmt::format(
+        "out of memory for the crafted gradient table of {} (T x d = {} x {} doubles, {:.3g} "
+        "MB; every scenario of a sweep holds its own): fewer training steps or scenarios, or a "
+        "constant data.gradient",
+        r.display(kFormulaKey), s.steps, s.dim, values * 8e-6));
+  }
   for (long t = 0; t < s.steps; ++t) {
     vars.v[0] = static_cast<double>(t);
     for (int k = 0; k < s.dim; ++k) {

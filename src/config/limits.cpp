@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/memory.hpp"
 
 namespace rdpaudit::config {
 
@@ -36,7 +37,17 @@ constexpr double kMaxSteps = 1e9;
 // take hours on a server.
 constexpr double kMaxWork = 1e13;
 
+// The covariance of the last iterates (every results file holds it) needs two trajectories.
+constexpr long kMinTrajectories = 2;
+
 void check_work(const Scenario& s, Reader& r, long trajectories, const TrajectorySource& src) {
+  if (trajectories < kMinTrajectories) {
+    throw InputError(src.scale != 1.0 ? "--scale" : src.key,
+                     src.scale != 1.0 ? fmt::format("{}", src.scale) : std::to_string(trajectories),
+                     fmt::format("leaves {} trajectory per dataset; at least {} (the covariance "
+                                 "of the last iterates needs two)",
+                                 trajectories, kMinTrajectories));
+  }
   if (s.epochs > 0 && static_cast<double>(s.steps) > kMaxSteps) {
     r.fail("training.epochs", fmt::format("gives T = K * {} steps per epoch = {} steps; at most "
                                           "10^9 steps",
@@ -114,6 +125,50 @@ Growth iterate_growth(const Scenario& s) {
   return g;
 }
 
+// Doubles carry about 16 significant digits: a per-step noise std below 1e-12 of the distance
+// one step moves the iterates is lost in rounding (the pilot then sees identical iterates and
+// every estimator's cells collapse; the run failed after the pilot, naming an internal scale).
+constexpr double kMaxResolution = 1e12;
+
+void check_resolution(const Scenario& s, Reader& r) {
+  double x = s.data.replacement.norm();  // largest record (data, gradient or features)
+  for (int i = 0; i < s.n(); ++i) x = std::max(x, s.data.points.row(i).norm());
+  double gradient = 0;
+  switch (s.loss) {
+    case LossKind::kQuadratic:
+      gradient = s.lambda * x;
+      break;
+    case LossKind::kLinear:
+      gradient = x;
+      break;
+    case LossKind::kLogistic:  // clipped per example
+      gradient = std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0)));
+      break;
+  }
+  if (s.data.crafted)
+    gradient = std::max(gradient, s.data.crafted_gradient.rowwise().norm().maxCoeff());
+  // One record's share of one step: eta * gradient / b (Poisson: b = q n, the normaliser).
+  const double b = s.scheme == BatchScheme::kPoisson ? s.sampling_rate * s.n() : s.batch_size;
+  const double step = s.eta * gradient / std::max(b, 1.0);
+  if (!(step > kMaxResolution * s.step_std)) return;
+  // Blame the larger of the two factors: the step size, or the data that sets the gradient.
+  std::string key = "training.eta";
+  if (gradient > s.eta) {
+    for (const char* k : {"data.sensitivity", "data.lipschitz", "data.gradient",
+                          "data.gradient_formula", "data.replacement", "data.points"}) {
+      if (r.has(k)) {
+        key = k;
+        break;
+      }
+    }
+  }
+  r.fail(key, fmt::format("one step moves the iterates by about eta * {} / b = {}, and the "
+                          "per-step noise std s = {} is below 1e-12 of that: double precision "
+                          "would lose the noise in rounding; a smaller gradient or step, or "
+                          "more noise",
+                          num(gradient), num(step), num(s.step_std)));
+}
+
 void check_iterates(const Scenario& s, Reader& r) {
   // A projection keeps every iterate in its ball, whose size the inputs' range bounds.
   if (std::isfinite(s.projection_diameter)) return;
@@ -160,9 +215,65 @@ void check_scenario_limits(const Scenario& s, Reader& r, long trajectories,
   if (!source.simulated) return;
   check_work(s, r, trajectories, source);
   check_iterates(s, r);
+  check_resolution(s, r);
   // The estimators need no split of the counted trajectories any more: the selection phase
   // runs on estimate.pilot (>= 1000, checked where it is read) and every trajectory is
   // counted, so no size decidable from the file leaves an estimator without rows.
+}
+
+MemoryNeed run_memory(const ExperimentSpec& spec) {
+  MemoryNeed need;
+  const double n = static_cast<double>(spec.trajectories);
+  for (const Scenario& s : spec.scenarios) {
+    const double d = s.dim;
+    // Kept until the file is written: both datasets' raw rows (the first tally.raw_samples of
+    // the counted trajectories), the crafted gradient table, the histograms.
+    const double raw = 2.0 * std::min(static_cast<double>(s.raw_cap), n) * d * 8.0;
+    const double crafted = static_cast<double>(s.data.crafted_gradient.size()) * 8.0;
+    const double cells = d > 1 ? (d + 1) * (s.bins + 2) + std::pow(s.bins_2d + 2.0, 2) : s.bins + 2;
+    need.raw += raw;
+    need.crafted += crafted;
+    need.kept += raw + crafted + 2.0 * cells * 8.0;
+    // At once, one scenario at a time: the last iterates of both pilots and of both datasets'
+    // selection samples (estimate.pilot), with the learned scores' work on them.
+    const double transient = 2.0 * static_cast<double>(s.pilot_trajectories) * d * 8.0 +
+                             4.0 * static_cast<double>(s.estimate.pilot) * d * 8.0;
+    need.transient = std::max(need.transient, transient);
+  }
+  return need;
+}
+
+void check_run_memory(const ExperimentSpec& spec, const TrajectorySource& source) {
+  const double limit = static_cast<double>(memory_limit());
+  const MemoryNeed need = run_memory(spec);
+  if (limit <= 0 || need.total() <= limit) return;
+  const auto gb = [](double bytes) { return fmt::format("{:.3g} GB", bytes * 1e-9); };
+  const std::string tail = fmt::format(
+      "; the run needs at least {} in all over its {} scenario(s), more than the {} "
+      "this process may use (physical memory, ulimit -v, ulimit -d)",
+      gb(need.total()), spec.scenarios.size(), gb(limit));
+  const Scenario& first = spec.scenarios.front();
+  if (need.raw >= need.crafted && need.raw >= need.transient) {
+    throw InputError("tally.raw_samples", std::to_string(first.raw_cap),
+                     fmt::format("every scenario keeps 2 x tally.raw_samples raw last iterates "
+                                 "of d coordinates until the results file is written: {}{}; "
+                                 "fewer raw samples or scenarios",
+                                 gb(need.raw), tail));
+  }
+  if (need.crafted >= need.transient) {
+    throw InputError("data.gradient_formula",
+                     "\"" + first.data.crafted_formula.substr(0, 40) + "\"",
+                     fmt::format("every scenario holds its T x d table of crafted gradients: {}{}; "
+                                 "fewer training steps or scenarios",
+                                 gb(need.crafted), tail));
+  }
+  const bool selection = 2 * first.estimate.pilot >= first.pilot_trajectories;
+  throw InputError(selection ? "estimate.pilot" : "tally.pilot_trajectories",
+                   std::to_string(selection ? first.estimate.pilot : first.pilot_trajectories),
+                   fmt::format("one scenario's pilot (tally.pilot_trajectories) and selection "
+                               "samples (estimate.pilot, by default a quarter of {}) need {} at "
+                               "once{}",
+                               source.key, gb(need.transient), tail));
 }
 
 }  // namespace rdpaudit::config

@@ -11,6 +11,7 @@
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/config/crafted.hpp"
+#include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/presets.hpp"
@@ -437,10 +438,10 @@ void read_init(Scenario& s, Reader& r) {
 }
 
 void read_tally(Scenario& s, Reader& r) {
-  s.bins = static_cast<int>(r.integer("tally.bins").value_or(512));
-  if (s.bins < 2 || s.bins > 1'000'000) r.fail("tally.bins", "must be in [2, 10^6]");
-  s.bins_2d = static_cast<int>(r.integer("tally.bins_2d").value_or(128));
-  if (s.bins_2d < 2 || s.bins_2d > 4096) r.fail("tally.bins_2d", "must be in [2, 4096]");
+  s.bins = static_cast<int>(
+      r.integer_in("tally.bins", 2, 1'000'000, "must be in [2, 10^6]").value_or(512));
+  s.bins_2d = static_cast<int>(
+      r.integer_in("tally.bins_2d", 2, 4096, "must be in [2, 4096]").value_or(128));
   if (auto range = r.vector("tally.range")) {
     if (range->size() != 2 || !((*range)[0] < (*range)[1]))
       r.fail("tally.range", "must be [lo, hi] with lo < hi");
@@ -490,11 +491,8 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
         }
       } else if (k == "expect") {
         const auto* str = value.as_string();
-        if (!str || (str->get() != "holds" && str->get() != "violated")) {
-          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
-                           "must be \"holds\" or \"violated\"");
-        }
-        c.expect_violated = str->get() == "violated";
+        if (!str) throw InputError(custom_key(i, k), r.text(custom_key(i, k)), "must be a string");
+        c.expect = parse_expectation(str->get(), custom_key(i, k));
       } else {
         throw InputError(custom_key(i, k), "...",
                          "unknown key (known: name, formula, conditions, expect)");
@@ -559,7 +557,11 @@ void read_bounds(Scenario& s, Reader& r) {
       if (c.name == name) return true;
     return false;
   };
-  for (const char* key : {"bounds.audit", "bounds.expect_violated"}) {
+  const std::pair<const char*, std::vector<std::string>*> lists[] = {
+      {"bounds.audit", &b.audit},
+      {"bounds.expect_violated", &b.expect_violated},
+      {"bounds.expect_valid_exact", &b.expect_valid_exact}};
+  for (const auto& [key, list] : lists) {
     const auto names = r.strings(key);
     if (!names) continue;
     for (std::size_t i = 0; i < names->size(); ++i) {
@@ -569,8 +571,9 @@ void read_bounds(Scenario& s, Reader& r) {
                          "is not a built-in or custom bound (rdpaudit bounds FILE lists them)");
       }
     }
-    (std::string(key) == "bounds.audit" ? b.audit : b.expect_violated) = *names;
+    *list = *names;
   }
+  check_expectations(b, r);
 }
 
 void read_estimate(Scenario& s, Reader& r, long trajectories) {
@@ -614,11 +617,10 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
     if (chosen.empty()) r.fail("estimate.methods", "must name at least one method");
     e.methods = chosen;
   }
-  e.patterns = static_cast<int>(r.integer("estimate.patterns").value_or(4096));
-  if (e.patterns < 1 || e.patterns > 1'000'000) r.fail("estimate.patterns", "must be in [1, 10^6]");
-  e.bootstrap = static_cast<int>(r.integer("estimate.bootstrap").value_or(200));
-  if (e.bootstrap < 0 || e.bootstrap > 100'000)
-    r.fail("estimate.bootstrap", "must be in [0, 10^5]");
+  e.patterns = static_cast<int>(
+      r.integer_in("estimate.patterns", 1, 1'000'000, "must be in [1, 10^6]").value_or(4096));
+  e.bootstrap = static_cast<int>(
+      r.integer_in("estimate.bootstrap", 0, 100'000, "must be in [0, 10^5]").value_or(200));
 }
 
 Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reader::Swept>& swept,
@@ -770,6 +772,7 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
     s.sweep_point = std::move(point);
     spec.scenarios.push_back(std::move(s));
   }
+  if (source.simulated) check_run_memory(spec, source);
   return spec;
 }
 

@@ -52,13 +52,19 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       (k == "name" ? c.name : c.formula) = str->get();
     } else if (k == "epsilon") {
       has_epsilon = true;
+      // As every number of a file: 0 or a magnitude in [1e-100, 1e100].
       const auto number = [&](const toml::node& n, const std::string& where) {
         const auto v = n.value<double>();
-        if (!v || !std::isfinite(*v))
-          throw InputError(where, r.text(at), "must be a finite number (the claimed eps)");
+        const double a = v ? std::fabs(*v) : 0.0;
+        if (!v || !std::isfinite(*v) || (a != 0.0 && (a < kMinMagnitude || a > kMaxMagnitude)))
+          throw InputError(where, r.text(where),
+                           "must be a finite number (the claimed eps): 0 or of magnitude in "
+                           "[1e-100, 1e100]");
         return *v;
       };
       if (const auto* list = value.as_array()) {
+        if (list->empty())
+          throw InputError(at, "[]", "one claimed eps per profile.deltas, not an empty list");
         for (std::size_t j = 0; j < list->size(); ++j)
           c.epsilons.push_back(number(*list->get(j), at + "[" + std::to_string(j) + "]"));
       } else {
@@ -66,9 +72,8 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       }
     } else if (k == "expect") {
       const auto* str = value.as_string();
-      if (!str || (str->get() != "holds" && str->get() != "violated"))
-        throw InputError(at, r.text(at), "must be \"holds\" or \"violated\"");
-      c.expect_violated = str->get() == "violated";
+      if (!str) throw InputError(at, r.text(at), "must be a string");
+      c.expect = parse_expectation(str->get(), at);
     } else {
       throw InputError(at, r.text(at), "unknown key (known: name, epsilon, formula, expect)");
     }
@@ -117,7 +122,7 @@ void read_profile(Scenario& s, Reader& r) {
           throw InputError(claim_key(i, "name"), "\"" + c.name + "\"",
                            "is the name of a custom bound");
       }
-      if (!c.epsilons.empty() && c.epsilons.size() != p.deltas.size()) {
+      if (c.formula.empty() && c.epsilons.size() != p.deltas.size()) {
         throw InputError(
             claim_key(i, "epsilon"), r.text(claim_key(i, "epsilon")),
             fmt::format("one claimed eps per profile.deltas ({} values)", p.deltas.size()));

@@ -12,7 +12,7 @@ namespace rdpaudit::config {
 namespace {
 
 // Values are echoed in messages at most this long: a 10^4-element data.points used to be
-// printed whole (issue 13, item 16).
+// printed whole.
 constexpr std::size_t kMaxEcho = 80;
 
 std::string capped(std::string raw, const toml::node& n) {
@@ -46,7 +46,7 @@ std::string node_text(const toml::node& n) {
 
 // rdpaudit computes in double precision: squares and sums of squares of up to 10^9 steps and
 // 10^8 trajectories stay finite and normal for magnitudes in [1e-100, 1e100] (docs/experiments.md,
-// "Limits"). 1e308 read as a length made bin widths inf and edges NaN (issue 13, item 11).
+// "Limits"). 1e308 read as a length made bin widths inf and edges NaN.
 bool in_range(double v) {
   const double a = std::fabs(v);
   return std::isfinite(v) && (a == 0 || (a >= kMinMagnitude && a <= kMaxMagnitude));
@@ -121,12 +121,20 @@ std::optional<long> Reader::integer(const std::string& path) {
   if (!n) return std::nullopt;
   used_.insert(path);
   if (const auto* i = n->as_integer()) return static_cast<long>(i->get());
-  // A swept list may mix 2 and 2.0; accept floats that are whole numbers.
+  // A swept list may mix 2 and 2.0; accept floats that are whole numbers there.
   double v = 0;
-  if (as_double(*n, v) && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) {
-    return static_cast<long>(v);
-  }
-  fail(path, "must be an integer");
+  const bool whole =
+      as_double(*n, v) && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15;
+  if (whole && swept_.count(path)) return static_cast<long>(v);
+  fail(path, whole ? fmt::format("must be an integer (write {:.0f}, not a float)", v)
+                   : std::string("must be an integer"));
+}
+
+std::optional<long> Reader::integer_in(const std::string& path, long lo, long hi,
+                                       const std::string& expected) {
+  const auto v = integer(path);
+  if (v && (*v < lo || *v > hi)) fail(path, expected);
+  return v;
 }
 
 std::optional<std::string> Reader::string(const std::string& path) {

@@ -47,6 +47,13 @@ const NameTable<Adjacency>& adjacency_names() {
   return table;
 }
 
+const NameTable<Expectation>& expectation_names() {
+  static const NameTable<Expectation> table = {{"holds", Expectation::kHolds},
+                                               {"violated", Expectation::kViolated},
+                                               {"valid_exact", Expectation::kValidExact}};
+  return table;
+}
+
 std::string to_string(LossKind v) {
   return name_of(loss_names(), v);
 }
@@ -55,6 +62,10 @@ std::string to_string(BatchScheme v) {
 }
 std::string to_string(Adjacency v) {
   return name_of(adjacency_names(), v);
+}
+
+std::string to_string(Expectation v) {
+  return name_of(expectation_names(), v);
 }
 
 const std::vector<MethodInfo>& method_registry() {
@@ -110,6 +121,10 @@ BatchScheme parse_scheme(std::string_view name, const std::string& key) {
 }
 Adjacency parse_adjacency(std::string_view name, const std::string& key) {
   return parse(adjacency_names(), name, key);
+}
+
+Expectation parse_expectation(std::string_view name, const std::string& key) {
+  return parse(expectation_names(), name, key);
 }
 
 }  // namespace rdpaudit::config

@@ -10,10 +10,14 @@ namespace rdpaudit {
 
 namespace {
 
-// The handler may only touch what is async-signal-safe: a fixed buffer, unlink, write, raise.
-char g_path[4096];
-char g_message[4200];
-std::atomic<bool> g_armed{false};
+// The handler may only touch what is async-signal-safe: fixed buffers, unlink, write, raise.
+constexpr int kSlots = 4;
+struct Slot {
+  char path[4096];
+  char message[4200];
+  std::atomic<bool> armed{false};
+};
+Slot g_slots[kSlots];
 std::atomic<bool> g_graceful{false};
 std::atomic<bool> g_stop{false};
 constexpr char kStopping[] =
@@ -26,9 +30,10 @@ extern "C" void on_interrupt(int sig) {
     (void)ignored;
     return;
   }
-  if (g_armed.exchange(false)) {
-    ::unlink(g_path);
-    const ssize_t ignored = ::write(STDERR_FILENO, g_message, std::strlen(g_message));
+  for (Slot& slot : g_slots) {
+    if (!slot.armed.exchange(false)) continue;
+    ::unlink(slot.path);
+    const ssize_t ignored = ::write(STDERR_FILENO, slot.message, std::strlen(slot.message));
     (void)ignored;
   }
   std::signal(sig, SIG_DFL);  // end with the signal's own status (130, 143 in a shell)
@@ -49,19 +54,25 @@ void install_once() {
 
 }  // namespace
 
-void remove_on_interrupt(const std::string& path) {
+int remove_on_interrupt(const std::string& path) {
   install_once();
-  g_armed = false;
-  std::strncpy(g_path, path.c_str(), sizeof g_path - 1);
-  g_path[sizeof g_path - 1] = '\0';
-  const std::string message = "\nrdpaudit: interrupted; removed the unfinished " + path + "\n";
-  std::strncpy(g_message, message.c_str(), sizeof g_message - 1);
-  g_message[sizeof g_message - 1] = '\0';
-  g_armed = true;
+  // Only this thread arms slots; a slot is free while not armed.
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& slot = g_slots[i];
+    if (slot.armed.load()) continue;
+    std::strncpy(slot.path, path.c_str(), sizeof slot.path - 1);
+    slot.path[sizeof slot.path - 1] = '\0';
+    const std::string message = "\nrdpaudit: interrupted; removed the unfinished " + path + "\n";
+    std::strncpy(slot.message, message.c_str(), sizeof slot.message - 1);
+    slot.message[sizeof slot.message - 1] = '\0';
+    slot.armed = true;
+    return i;
+  }
+  return -1;
 }
 
-void forget_on_interrupt() {
-  g_armed = false;
+void forget_on_interrupt(int slot) {
+  if (slot >= 0 && slot < kSlots) g_slots[slot].armed = false;
 }
 
 void stop_gracefully_on_interrupt(bool on) {

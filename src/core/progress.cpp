@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "rdpaudit/core/activity.hpp"
+
 namespace rdpaudit {
 
 namespace {
@@ -19,11 +21,13 @@ Progress::Progress(std::int64_t total, bool enabled)
 
 Progress::~Progress() {
   finish();
+  set_activity_detail("");
 }
 
 void Progress::set_label(const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
   label_ = label;
+  set_activity_detail(label);
 }
 
 void Progress::advance(std::int64_t units) {

@@ -1,9 +1,9 @@
 #include "rdpaudit/core/sha256.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <vector>
 
 namespace rdpaudit {
 
@@ -25,46 +25,77 @@ std::uint32_t rotr(std::uint32_t x, int n) {
 
 }  // namespace
 
-std::string sha256_hex(const std::string& data) {
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::vector<unsigned char> msg(data.begin(), data.end());
-  const std::uint64_t bit_length = static_cast<std::uint64_t>(msg.size()) * 8;
-  msg.push_back(0x80);
-  while (msg.size() % 64 != 56) msg.push_back(0);
-  for (int i = 7; i >= 0; --i) msg.push_back(static_cast<unsigned char>(bit_length >> (8 * i)));
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
-  for (std::size_t chunk = 0; chunk < msg.size(); chunk += 64) {
-    std::array<std::uint32_t, 64> w{};
-    for (int i = 0; i < 16; ++i) {
-      const unsigned char* p = &msg[chunk + 4 * i];
-      w[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-             (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-    }
-    for (int i = 16; i < 64; ++i) {
-      const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    auto v = h;
-    for (int i = 0; i < 64; ++i) {
-      const std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
-      const std::uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-      const std::uint32_t t1 = v[7] + s1 + ch + kRound[i] + w[i];
-      const std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
-      const std::uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-      const std::uint32_t t2 = s0 + maj;
-      v = {t1 + t2, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
-    }
-    for (int i = 0; i < 8; ++i) h[i] += v[i];
+void Sha256::block(const unsigned char* p) {
+  std::array<std::uint32_t, 64> w{};
+  for (int i = 0; i < 16; ++i, p += 4) {
+    w[i] = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+           std::uint32_t{p[3]};
   }
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  auto v = h_;
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
+    const std::uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
+    const std::uint32_t t1 = v[7] + s1 + ch + kRound[i] + w[i];
+    const std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
+    const std::uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+    const std::uint32_t t2 = s0 + maj;
+    v = {t1 + t2, v[0], v[1], v[2], v[3] + t1, v[4], v[5], v[6]};
+  }
+  for (int i = 0; i < 8; ++i) h_[i] += v[i];
+}
+
+void Sha256::update(const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  length_ += bytes;
+  while (bytes > 0) {
+    if (buffered_ == 0 && bytes >= 64) {
+      block(p);
+      p += 64;
+      bytes -= 64;
+      continue;
+    }
+    const std::size_t take = std::min<std::size_t>(64 - buffered_, bytes);
+    std::copy(p, p + take, buffer_.begin() + static_cast<long>(buffered_));
+    buffered_ += take;
+    p += take;
+    bytes -= take;
+    if (buffered_ == 64) {
+      block(buffer_.data());
+      buffered_ = 0;
+    }
+  }
+}
+
+std::string Sha256::hex() {
+  const std::uint64_t bits = length_ * 8;
+  const unsigned char one = 0x80, zero = 0;
+  update(&one, 1);
+  while (buffered_ != 56) update(&zero, 1);
+  unsigned char tail[8];
+  for (int i = 0; i < 8; ++i) tail[i] = static_cast<unsigned char>(bits >> (8 * (7 - i)));
+  update(tail, 8);
   std::string out;
   char buf[9];
-  for (auto word : h) {
+  for (auto word : h_) {
     std::snprintf(buf, sizeof buf, "%08x", word);
     out += buf;
   }
   return out;
+}
+
+std::string sha256_hex(const std::string& data) {
+  Sha256 h;
+  h.update(data.data(), data.size());
+  return h.hex();
 }
 
 }  // namespace rdpaudit

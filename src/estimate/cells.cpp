@@ -12,11 +12,11 @@
 namespace rdpaudit::estimate {
 
 void check_edges(const std::vector<double>& edges, const std::string& key) {
-  if (edges.empty()) throw InputError(key, "[]", "need at least one bin edge");
+  if (edges.empty()) throw InternalError(key, "[]", "need at least one bin edge");
   for (std::size_t i = 0; i < edges.size(); ++i) {
     if (!std::isfinite(edges[i]) || (i > 0 && !(edges[i] > edges[i - 1]))) {
-      throw InputError(key + "[" + std::to_string(i) + "]", std::to_string(edges[i]),
-                       "edges must be finite and strictly increasing");
+      throw InternalError(key + "[" + std::to_string(i) + "]", std::to_string(edges[i]),
+                          "edges must be finite and strictly increasing");
     }
   }
 }
@@ -24,9 +24,9 @@ void check_edges(const std::vector<double>& edges, const std::string& key) {
 std::vector<std::uint64_t> tally(const std::vector<std::vector<double>>& edges,
                                  const SampleView& samples) {
   if (edges.size() != samples.dim || (samples.dim != 1 && samples.dim != 2)) {
-    throw InputError("tally.edges", std::to_string(edges.size()) + " axes",
-                     "need one edge vector per sample dimension (1 or 2), samples have " +
-                         std::to_string(samples.dim));
+    throw InternalError("tally.edges", std::to_string(edges.size()) + " axes",
+                        "need one edge vector per sample dimension (1 or 2), samples have " +
+                            std::to_string(samples.dim));
   }
   for (std::size_t a = 0; a < edges.size(); ++a)
     check_edges(edges[a], "tally.edges[" + std::to_string(a) + "]");
@@ -56,14 +56,14 @@ std::vector<double> propose_edges_known(double mean_p, double sd_p, double mean_
                                         double scale, std::uint64_t counted_per_side,
                                         const BinningOptions& options) {
   if (!(scale > 0.0) || !std::isfinite(scale)) {
-    throw InputError("binning.scale", std::to_string(scale), "must be a finite number > 0");
+    throw InternalError("binning.scale", std::to_string(scale), "must be a finite number > 0");
   }
   if (!(options.binning_bias > 0.0 && options.binning_bias < 1.0)) {
-    throw InputError("binning.binning_bias", std::to_string(options.binning_bias),
-                     "must lie in (0, 1)");
+    throw InternalError("binning.binning_bias", std::to_string(options.binning_bias),
+                        "must lie in (0, 1)");
   }
   if (options.max_bins < 2)
-    throw InputError("binning.max_bins", std::to_string(options.max_bins), "must be >= 2");
+    throw InternalError("binning.max_bins", std::to_string(options.max_bins), "must be >= 2");
   const double reach =
       std::sqrt(2.0 * std::log(std::max<double>(static_cast<double>(counted_per_side), 2.0))) + 1.0;
   const double lo = std::min(mean_p - reach * sd_p, mean_q - reach * sd_q);
@@ -102,7 +102,7 @@ std::vector<std::vector<double>> propose_edges(const SampleView& pilot_p, const 
                                                std::uint64_t counted_per_side,
                                                const BinningOptions& options) {
   if (pilot_p.rows < 2 || pilot_q.rows < 2 || pilot_p.dim != pilot_q.dim) {
-    throw InputError(
+    throw InternalError(
         "binning.pilot",
         std::to_string(pilot_p.rows) + " and " + std::to_string(pilot_q.rows) + " rows",
         "need at least 2 pilot samples per side, of equal dimension");
@@ -129,12 +129,12 @@ Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& 
   }
   std::vector<char> seen(n, 0);
   if (ord.size() != n) {
-    throw InputError("merge.order", std::to_string(ord.size()) + " entries",
-                     "must list every one of " + std::to_string(n) + " cells once");
+    throw InternalError("merge.order", std::to_string(ord.size()) + " entries",
+                        "must list every one of " + std::to_string(n) + " cells once");
   }
   for (std::size_t c : ord) {
     if (c >= n || seen[c])
-      throw InputError("merge.order", std::to_string(c), "must be a permutation of the cells");
+      throw InternalError("merge.order", std::to_string(c), "must be a permutation of the cells");
     seen[c] = 1;
   }
   Grouping g;
@@ -181,7 +181,7 @@ std::vector<std::size_t> order_by_smoothed_ratio(const CellCounts& counts, std::
                                                  std::vector<double>* log_ratio) {
   counts.check();
   if (nx * ny != counts.size()) {
-    throw InputError(
+    throw InternalError(
         "order.grid", std::to_string(nx) + " x " + std::to_string(ny),
         "must have as many cells as the counts (" + std::to_string(counts.size()) + ")");
   }

@@ -13,11 +13,12 @@ namespace rdpaudit::estimate {
 
 Interval clopper_pearson(double successes, double trials, double miss) {
   if (!(trials > 0.0) || !(successes >= 0.0) || !(successes <= trials)) {
-    throw InputError("clopper_pearson", std::to_string(successes) + " of " + std::to_string(trials),
-                     "need 0 <= successes <= trials and trials > 0");
+    throw InternalError("clopper_pearson",
+                        std::to_string(successes) + " of " + std::to_string(trials),
+                        "need 0 <= successes <= trials and trials > 0");
   }
   if (!(miss > 0.0 && miss < 1.0)) {
-    throw InputError("clopper_pearson.miss", std::to_string(miss), "must lie in (0, 1)");
+    throw InternalError("clopper_pearson.miss", std::to_string(miss), "must lie in (0, 1)");
   }
   const double k = successes, n = trials, tail = miss / 2.0;
   Interval ci;
@@ -163,15 +164,17 @@ void check_box(const std::vector<Interval>& box, const char* name) {
   double lo = 0.0, hi = 0.0;
   for (const Interval& b : box) {
     if (!(b.lower >= 0.0 && b.lower <= b.upper && b.upper <= 1.0)) {
-      throw InputError(name, "[" + std::to_string(b.lower) + ", " + std::to_string(b.upper) + "]",
-                       "each cell needs 0 <= lower <= upper <= 1");
+      throw InternalError(name,
+                          "[" + std::to_string(b.lower) + ", " + std::to_string(b.upper) + "]",
+                          "each cell needs 0 <= lower <= upper <= 1");
     }
     lo += b.lower;
     hi += b.upper;
   }
   if (lo > 1.0 + 1e-9 || hi < 1.0 - 1e-9) {
-    throw InputError(name, "sum lower " + std::to_string(lo) + ", sum upper " + std::to_string(hi),
-                     "the box must contain a probability vector");
+    throw InternalError(name,
+                        "sum lower " + std::to_string(lo) + ", sum upper " + std::to_string(hi),
+                        "the box must contain a probability vector");
   }
 }
 
@@ -180,13 +183,14 @@ void check_box(const std::vector<Interval>& box, const char* name) {
 BoxBound min_renyi_over_boxes(const std::vector<Interval>& p_box,
                               const std::vector<Interval>& q_box, double alpha) {
   if (p_box.size() != q_box.size() || p_box.empty()) {
-    throw InputError(
+    throw InternalError(
         "min_renyi_over_boxes",
         std::to_string(p_box.size()) + " and " + std::to_string(q_box.size()) + " cells",
         "need equal, non-zero sizes");
   }
   if (!(alpha > 1.0 && std::isfinite(alpha))) {
-    throw InputError("min_renyi_over_boxes.alpha", std::to_string(alpha), "must be finite and > 1");
+    throw InternalError("min_renyi_over_boxes.alpha", std::to_string(alpha),
+                        "must be finite and > 1");
   }
   check_box(p_box, "min_renyi_over_boxes.p_box");
   check_box(q_box, "min_renyi_over_boxes.q_box");

@@ -13,8 +13,8 @@ namespace rdpaudit::estimate {
 
 std::vector<double> RatioModel::scores(const SampleView& x) const {
   if (x.dim != dim()) {
-    throw InputError("scores.dim", std::to_string(x.dim),
-                     "the model was fitted in " + std::to_string(dim()) + " dimensions");
+    throw InternalError("scores.dim", std::to_string(x.dim),
+                        "the model was fitted in " + std::to_string(dim()) + " dimensions");
   }
   std::vector<double> out(x.rows);
 #pragma omp parallel for schedule(static)
@@ -28,10 +28,10 @@ namespace {
 
 void check_pair(const SampleView& p, const SampleView& q, const char* who) {
   if (p.rows < 2 || q.rows < 2 || p.dim != q.dim || p.dim < 1) {
-    throw InputError(std::string(who) + ".samples",
-                     std::to_string(p.rows) + " x " + std::to_string(p.dim) + " and " +
-                         std::to_string(q.rows) + " x " + std::to_string(q.dim),
-                     "need at least 2 samples of each side, of one dimension >= 1");
+    throw InternalError(std::string(who) + ".samples",
+                        std::to_string(p.rows) + " x " + std::to_string(p.dim) + " and " +
+                            std::to_string(q.rows) + " x " + std::to_string(q.dim),
+                        "need at least 2 samples of each side, of one dimension >= 1");
   }
 }
 
@@ -174,9 +174,9 @@ std::unique_ptr<RatioModel> fit_logistic_ratio(const SampleView& p, const Sample
                                                const LogisticOptions& o) {
   check_pair(p, q, "logistic");
   if (o.degree < 1 || o.knots < 0 || o.max_iterations < 1 || !(o.ridge >= 0.0)) {
-    throw InputError("logistic",
-                     "degree " + std::to_string(o.degree) + ", knots " + std::to_string(o.knots),
-                     "need degree >= 1, knots >= 0, max_iterations >= 1, ridge >= 0");
+    throw InternalError("logistic",
+                        "degree " + std::to_string(o.degree) + ", knots " + std::to_string(o.knots),
+                        "need degree >= 1, knots >= 0, max_iterations >= 1, ridge >= 0");
   }
   std::size_t np = std::min(p.rows, o.max_train_per_side);
   std::size_t nq = std::min(q.rows, o.max_train_per_side);
@@ -288,13 +288,14 @@ std::unique_ptr<RatioModel> fit_kde_ratio(const SampleView& p, const SampleView&
                                           const KdeOptions& o) {
   check_pair(p, q, "kde");
   if (p.dim > 2)
-    throw InputError("kde.dim", std::to_string(p.dim), "the binned KDE ratio is for 1-D and 2-D");
+    throw InternalError("kde.dim", std::to_string(p.dim),
+                        "the binned KDE ratio is for 1-D and 2-D");
   if (!(o.bandwidth_factor > 0.0)) {
-    throw InputError("kde.bandwidth_factor", std::to_string(o.bandwidth_factor), "must be > 0");
+    throw InternalError("kde.bandwidth_factor", std::to_string(o.bandwidth_factor), "must be > 0");
   }
   const std::size_t dim = p.dim;
   const std::size_t g = o.grid > 0 ? o.grid : (dim == 1 ? 2048 : 160);
-  if (g < 4) throw InputError("kde.grid", std::to_string(g), "must be >= 4");
+  if (g < 4) throw InternalError("kde.grid", std::to_string(g), "must be >= 4");
   const std::size_t np = std::min(p.rows, o.max_train_per_side),
                     nq = std::min(q.rows, o.max_train_per_side);
   std::vector<double> lo(dim), step(dim), h(dim);

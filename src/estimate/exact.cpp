@@ -12,51 +12,52 @@
 namespace rdpaudit::estimate {
 
 void GaussianMixture::check(const std::string& key) const {
-  if (dim < 1) throw InputError(key + ".dim", "0", "must be >= 1");
+  if (dim < 1) throw InternalError(key + ".dim", "0", "must be >= 1");
   const std::size_t k = weights.size();
-  if (k == 0) throw InputError(key + ".weights", "[]", "need at least one component");
+  if (k == 0) throw InternalError(key + ".weights", "[]", "need at least one component");
   if (means.size() != k * dim) {
-    throw InputError(key + ".means", std::to_string(means.size()) + " numbers",
-                     "need components * dim = " + std::to_string(k * dim));
+    throw InternalError(key + ".means", std::to_string(means.size()) + " numbers",
+                        "need components * dim = " + std::to_string(k * dim));
   }
   if (covariance.size() != dim * dim) {
-    throw InputError(key + ".covariance", std::to_string(covariance.size()) + " numbers",
-                     "need dim * dim = " + std::to_string(dim * dim));
+    throw InternalError(key + ".covariance", std::to_string(covariance.size()) + " numbers",
+                        "need dim * dim = " + std::to_string(dim * dim));
   }
   double total = 0.0;
   for (std::size_t j = 0; j < k; ++j) {
     if (!(weights[j] >= 0.0) || !std::isfinite(weights[j])) {
-      throw InputError(key + ".weights[" + std::to_string(j) + "]", std::to_string(weights[j]),
-                       "must be finite and >= 0");
+      throw InternalError(key + ".weights[" + std::to_string(j) + "]", std::to_string(weights[j]),
+                          "must be finite and >= 0");
     }
     total += weights[j];
   }
-  if (!(total > 0.0)) throw InputError(key + ".weights", "sum 0", "need a positive total weight");
+  if (!(total > 0.0))
+    throw InternalError(key + ".weights", "sum 0", "need a positive total weight");
   if (!scales.empty() && scales.size() != k) {
-    throw InputError(key + ".scales", std::to_string(scales.size()) + " numbers",
-                     "need one per component (" + std::to_string(k) + ") or none");
+    throw InternalError(key + ".scales", std::to_string(scales.size()) + " numbers",
+                        "need one per component (" + std::to_string(k) + ") or none");
   }
   for (std::size_t j = 0; j < scales.size(); ++j) {
     if (!(scales[j] > 0.0) || !std::isfinite(scales[j])) {
-      throw InputError(key + ".scales[" + std::to_string(j) + "]", std::to_string(scales[j]),
-                       "must be finite and > 0");
+      throw InternalError(key + ".scales[" + std::to_string(j) + "]", std::to_string(scales[j]),
+                          "must be finite and > 0");
     }
   }
   for (std::size_t i = 0; i < means.size(); ++i) {
     if (!std::isfinite(means[i])) {
-      throw InputError(key + ".means[" + std::to_string(i) + "]", std::to_string(means[i]),
-                       "must be finite");
+      throw InternalError(key + ".means[" + std::to_string(i) + "]", std::to_string(means[i]),
+                          "must be finite");
     }
   }
   Eigen::Map<const Eigen::MatrixXd> c(covariance.data(), static_cast<Eigen::Index>(dim),
                                       static_cast<Eigen::Index>(dim));
   if (!c.allFinite() ||
       (c - c.transpose()).cwiseAbs().maxCoeff() > 1e-12 * c.cwiseAbs().maxCoeff()) {
-    throw InputError(key + ".covariance", "not symmetric", "must be a finite symmetric matrix");
+    throw InternalError(key + ".covariance", "not symmetric", "must be a finite symmetric matrix");
   }
   Eigen::LLT<Eigen::MatrixXd> llt(c);
   if (llt.info() != Eigen::Success) {
-    throw InputError(key + ".covariance", "not positive definite", "must be positive definite");
+    throw InternalError(key + ".covariance", "not positive definite", "must be positive definite");
   }
 }
 

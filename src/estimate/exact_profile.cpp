@@ -18,7 +18,7 @@ struct Component {
 
 std::vector<Component> components(const GaussianMixture& m, const std::string& key) {
   m.check(key);
-  if (m.dim != 1) throw InputError(key, fmt::format("dimension {}", m.dim), "1-D mixtures only");
+  if (m.dim != 1) throw InternalError(key, fmt::format("dimension {}", m.dim), "1-D mixtures only");
   double total = 0.0;
   for (double w : m.weights) total += w;
   std::vector<Component> out;
@@ -70,7 +70,7 @@ struct Pair {
 Pair make_pair_of(const GaussianMixture& p, const GaussianMixture& q) {
   Pair out{components(p, "exact profile P"), components(q, "exact profile P'"), 0.0, 0.0};
   if (p.covariance[0] != q.covariance[0])
-    throw InputError("exact profile", "two base variances", "one base variance for P and P'");
+    throw InternalError("exact profile", "two base variances", "one base variance for P and P'");
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sd = 0.0;
   for (const auto* side : {&out.p, &out.q}) {
     for (const Component& k : *side) {
@@ -123,14 +123,14 @@ double delta_of(const Pair& w, double epsilon, const ExactProfileOptions& o) {
 double exact_delta(const GaussianMixture& p, const GaussianMixture& q, double epsilon,
                    const ExactProfileOptions& options) {
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
-    throw InputError("epsilon", fmt::format("{}", epsilon), "must be >= 0 and finite");
+    throw InternalError("epsilon", fmt::format("{}", epsilon), "must be >= 0 and finite");
   return delta_of(make_pair_of(p, q), epsilon, options);
 }
 
 EpsilonBracket exact_epsilon(const GaussianMixture& p, const GaussianMixture& q, double delta,
                              const ExactProfileOptions& options) {
   if (!(delta > 0.0 && delta < 1.0))
-    throw InputError("delta", fmt::format("{}", delta), "must be in (0, 1)");
+    throw InternalError("delta", fmt::format("{}", delta), "must be in (0, 1)");
   const Pair w = make_pair_of(p, q);
   EpsilonBracket out;
   if (delta_of(w, 0.0, options) <= delta) return out;  // eps(delta) = 0

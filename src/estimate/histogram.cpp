@@ -121,16 +121,17 @@ std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vect
   counts.check("histogram_plugin.counts");
   check_alphas(alphas, "histogram_plugin.alphas");
   if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
-    throw InputError("plugin.confidence", std::to_string(options.confidence), "must lie in (0, 1)");
+    throw InternalError("plugin.confidence", std::to_string(options.confidence),
+                        "must lie in (0, 1)");
   }
-  if (options.min_count < 1) throw InputError("plugin.min_count", "0", "must be >= 1");
+  if (options.min_count < 1) throw InternalError("plugin.min_count", "0", "must be >= 1");
   if (!(options.per_alpha2 >= 0.0) || !std::isfinite(options.per_alpha2)) {
-    throw InputError("plugin.per_alpha2", std::to_string(options.per_alpha2),
-                     "must be finite and >= 0");
+    throw InternalError("plugin.per_alpha2", std::to_string(options.per_alpha2),
+                        "must be finite and >= 0");
   }
   if (options.bootstrap_replicates > 0 && stream == nullptr) {
-    throw InputError("plugin.bootstrap_replicates", std::to_string(options.bootstrap_replicates),
-                     "a bootstrap needs a random stream");
+    throw InternalError("plugin.bootstrap_replicates", std::to_string(options.bootstrap_replicates),
+                        "a bootstrap needs a random stream");
   }
   const std::size_t na = alphas.size(), reps = options.bootstrap_replicates;
   std::vector<std::uint64_t> floors(na);

@@ -14,10 +14,10 @@ double gaussian_pair_renyi(double mahalanobis_sq, double alpha) {
 
 double sampled_gaussian_renyi(double rate, double shift, int alpha) {
   if (!(rate >= 0.0 && rate <= 1.0)) {
-    throw InputError("sampled_gaussian.rate", std::to_string(rate), "must lie in [0, 1]");
+    throw InternalError("sampled_gaussian.rate", std::to_string(rate), "must lie in [0, 1]");
   }
   if (alpha < 2)
-    throw InputError("sampled_gaussian.alpha", std::to_string(alpha), "must be an integer >= 2");
+    throw InternalError("sampled_gaussian.alpha", std::to_string(alpha), "must be an integer >= 2");
   std::vector<double> terms;
   for (int k = 0; k <= alpha; ++k) {
     if ((k > 0 && rate == 0.0) || (k < alpha && rate == 1.0)) continue;
@@ -32,19 +32,20 @@ double sampled_gaussian_renyi(double rate, double shift, int alpha) {
 
 MixturePair quadratic_loss_last_iterate(const QuadraticLossSetting& s) {
   if (s.batch < 1 || s.n % s.batch != 0 || s.n / s.batch < 2) {
-    throw InputError("quadratic_loss.batch", std::to_string(s.batch),
-                     "n / b must be an integer >= 2 (n = " + std::to_string(s.n) + ")");
+    throw InternalError("quadratic_loss.batch", std::to_string(s.batch),
+                        "n / b must be an integer >= 2 (n = " + std::to_string(s.n) + ")");
   }
   if (!(s.eta > 0.0) || !(s.sigma2 > 0.0) || !(s.lambda > 0.0) || s.epochs < 1) {
-    throw InputError("quadratic_loss",
-                     "eta " + std::to_string(s.eta) + ", sigma2 " + std::to_string(s.sigma2) +
-                         ", lambda " + std::to_string(s.lambda) + ", epochs " +
-                         std::to_string(s.epochs),
-                     "need eta, sigma2, lambda > 0 and epochs >= 1");
+    throw InternalError("quadratic_loss",
+                        "eta " + std::to_string(s.eta) + ", sigma2 " + std::to_string(s.sigma2) +
+                            ", lambda " + std::to_string(s.lambda) + ", epochs " +
+                            std::to_string(s.epochs),
+                        "need eta, sigma2, lambda > 0 and epochs >= 1");
   }
   const double a = 1.0 - s.eta * s.lambda;
   if (!(a > 0.0 && a < 1.0)) {
-    throw InputError("quadratic_loss.eta", std::to_string(s.eta), "need 0 < 1 - eta * lambda < 1");
+    throw InternalError("quadratic_loss.eta", std::to_string(s.eta),
+                        "need 0 < 1 - eta * lambda < 1");
   }
   const int m = s.n / s.batch;
   const long long steps = static_cast<long long>(s.epochs) * m;

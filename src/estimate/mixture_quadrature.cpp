@@ -77,19 +77,19 @@ Eigen::MatrixXd common_cholesky(const GaussianMixture& p, const GaussianMixture&
   p.check("exact.p");
   q.check("exact.q");
   if (p.dim != q.dim || p.dim > 2) {
-    throw InputError("exact.dim", std::to_string(p.dim) + " and " + std::to_string(q.dim),
-                     "quadrature needs equal dimensions of 1 or 2");
+    throw InternalError("exact.dim", std::to_string(p.dim) + " and " + std::to_string(q.dim),
+                        "quadrature needs equal dimensions of 1 or 2");
   }
   for (std::size_t i = 0; i < p.covariance.size(); ++i) {
     const double scale = std::max(std::abs(p.covariance[i]), std::abs(q.covariance[i]));
     if (std::abs(p.covariance[i] - q.covariance[i]) > 1e-12 * std::max(scale, 1e-300)) {
-      throw InputError("exact.covariance", "P and P' differ",
-                       "quadrature here needs one base covariance common to both (components "
-                       "may scale it by their `scales`)");
+      throw InternalError("exact.covariance", "P and P' differ",
+                          "quadrature here needs one base covariance common to both (components "
+                          "may scale it by their `scales`)");
     }
   }
   if (!(options.step > 0.0 && options.step <= 1.0)) {
-    throw InputError("exact.step", std::to_string(options.step), "must lie in (0, 1]");
+    throw InternalError("exact.step", std::to_string(options.step), "must lie in (0, 1]");
   }
   const auto d = static_cast<Eigen::Index>(p.dim);
   const Eigen::MatrixXd cov = Eigen::Map<const Eigen::MatrixXd>(p.covariance.data(), d, d);

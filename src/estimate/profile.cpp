@@ -72,7 +72,7 @@ double epsilon_of(const std::vector<SetBounds>& sets, double delta, bool plugin)
 
 void check_miss(double miss) {
   if (!(miss > 0.0 && miss <= 1.0))
-    throw InputError("profile family miss", fmt::format("{}", miss), "must be in (0, 1]");
+    throw InternalError("profile family miss", fmt::format("{}", miss), "must be in (0, 1]");
 }
 
 }  // namespace
@@ -118,9 +118,9 @@ ProfileCounts profile_counts(const ScoreSelection& selection,
                              const std::vector<std::uint64_t>& counts_q) {
   const std::size_t cells = selection.edges.size() + 1;
   if (counts_p.size() != cells || counts_q.size() != cells) {
-    throw InputError("estimate.counts",
-                     std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
-                     std::to_string(cells) + " cells, those of the selection");
+    throw InternalError("estimate.counts",
+                        std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
+                        std::to_string(cells) + " cells, those of the selection");
   }
   ProfileCounts out;
   out.method = selection.prefix + "profile-cp";

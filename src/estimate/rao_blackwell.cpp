@@ -58,15 +58,16 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
   check_alphas(alphas, "rao_blackwell.alphas");
   const std::size_t patterns = p.components();
   if (q.components() != patterns) {
-    throw InputError("rao_blackwell.q.weights", std::to_string(q.components()) + " components",
-                     "need one per sampled pattern, as P has (" + std::to_string(patterns) + ")");
+    throw InternalError(
+        "rao_blackwell.q.weights", std::to_string(q.components()) + " components",
+        "need one per sampled pattern, as P has (" + std::to_string(patterns) + ")");
   }
   if (options.groups < 2) {
-    throw InputError("rao_blackwell.groups", std::to_string(options.groups), "must be >= 2");
+    throw InternalError("rao_blackwell.groups", std::to_string(options.groups), "must be >= 2");
   }
   if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
-    throw InputError("rao_blackwell.confidence", std::to_string(options.confidence),
-                     "must lie in (0, 1)");
+    throw InternalError("rao_blackwell.confidence", std::to_string(options.confidence),
+                        "must lie in (0, 1)");
   }
   if (patterns < 4) {
     auto out = exact_renyi(p, q, alphas, options.quadrature, method);

@@ -186,14 +186,14 @@ std::vector<double> anchors_for(const std::vector<double>& alphas, const Rigorou
 
 void check_options(const RigorousOptions& o) {
   if (!(o.confidence > 0.0 && o.confidence < 1.0)) {
-    throw InputError("rigorous.confidence", std::to_string(o.confidence), "must lie in (0, 1)");
+    throw InternalError("rigorous.confidence", std::to_string(o.confidence), "must lie in (0, 1)");
   }
-  if (o.min_tail_count < 1) throw InputError("rigorous.min_tail_count", "0", "must be >= 1");
+  if (o.min_tail_count < 1) throw InternalError("rigorous.min_tail_count", "0", "must be >= 1");
   if (o.forecast_family_cells < 1)
-    throw InputError("rigorous.forecast_family_cells", "0", "must be >= 1");
+    throw InternalError("rigorous.forecast_family_cells", "0", "must be >= 1");
   for (double f : o.near_fractions) {
     if (!(f > 0.0 && f < 1.0))
-      throw InputError("rigorous.near_fractions", std::to_string(f), "must lie in (0, 1)");
+      throw InternalError("rigorous.near_fractions", std::to_string(f), "must lie in (0, 1)");
   }
 }
 
@@ -204,14 +204,14 @@ void check_ordered_cells(const OrderedCells& cells, const std::string& key) {
   cells.evaluation.check(key + ".evaluation");
   const std::size_t m = cells.position.size();
   if (cells.selection.size() != m || cells.evaluation.size() != m) {
-    throw InputError(key + ".cells", std::to_string(m) + " positions",
-                     "selection and evaluation need one count per position");
+    throw InternalError(key + ".cells", std::to_string(m) + " positions",
+                        "selection and evaluation need one count per position");
   }
   for (std::size_t i = 1; i < m; ++i) {
     if (!(cells.position[i] >= cells.position[i - 1])) {
-      throw InputError(key + ".position[" + std::to_string(i) + "]",
-                       std::to_string(cells.position[i]),
-                       "positions must be non-decreasing along the order");
+      throw InternalError(key + ".position[" + std::to_string(i) + "]",
+                          std::to_string(cells.position[i]),
+                          "positions must be non-decreasing along the order");
     }
   }
 }
@@ -323,7 +323,7 @@ RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector
 
 double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, double family_miss) {
   if (!(family_miss > 0.0 && family_miss <= 1.0)) {
-    throw InputError("rigorous.family_miss", std::to_string(family_miss), "must lie in (0, 1]");
+    throw InternalError("rigorous.family_miss", std::to_string(family_miss), "must lie in (0, 1]");
   }
   if (!r.contrasts.empty()) {
     const ContrastCertificate* c = find_contrast(r, alpha, direction);
@@ -343,7 +343,7 @@ double rigorous_lower_at(const RigorousResult& r, double alpha, int direction, d
 double rigorous_lower_for_order(const RigorousResult& r, double alpha, int direction, double miss) {
   if (r.contrasts.empty()) return rigorous_lower_at(r, alpha, direction, miss);
   if (!(miss > 0.0 && miss <= 1.0)) {
-    throw InputError("rigorous.miss", std::to_string(miss), "must lie in (0, 1]");
+    throw InternalError("rigorous.miss", std::to_string(miss), "must lie in (0, 1]");
   }
   const ContrastCertificate* c = find_contrast(r, alpha, direction);
   return c ? contrast_lower_bound(*c, miss) : 0.0;
@@ -368,13 +368,13 @@ std::vector<double> quantile_cell_edges(const std::vector<double>& selection_p,
                                         const std::vector<double>& selection_q,
                                         std::size_t bulk_cells) {
   if (selection_p.empty() || selection_q.empty()) {
-    throw InputError("cells_from_scores.selection",
-                     std::to_string(selection_p.size()) + " and " +
-                         std::to_string(selection_q.size()) + " scores",
-                     "need scores of both P and P'");
+    throw InternalError("cells_from_scores.selection",
+                        std::to_string(selection_p.size()) + " and " +
+                            std::to_string(selection_q.size()) + " scores",
+                        "need scores of both P and P'");
   }
   if (bulk_cells < 2)
-    throw InputError("cells_from_scores.bulk_cells", std::to_string(bulk_cells), "must be >= 2");
+    throw InternalError("cells_from_scores.bulk_cells", std::to_string(bulk_cells), "must be >= 2");
   std::vector<double> pooled(selection_p);
   pooled.insert(pooled.end(), selection_q.begin(), selection_q.end());
   const std::size_t n = pooled.size();
@@ -439,8 +439,9 @@ OrderedCells cells_from_histogram_1d(const std::vector<double>& edges, const Cel
   selection.check("cells_from_histogram_1d.selection");
   evaluation.check("cells_from_histogram_1d.evaluation");
   if (selection.size() != edges.size() + 1 || evaluation.size() != edges.size() + 1) {
-    throw InputError("cells_from_histogram_1d.counts", std::to_string(selection.size()) + " cells",
-                     "need edges.size() + 1 = " + std::to_string(edges.size() + 1) + " cells");
+    throw InternalError("cells_from_histogram_1d.counts",
+                        std::to_string(selection.size()) + " cells",
+                        "need edges.size() + 1 = " + std::to_string(edges.size() + 1) + " cells");
   }
   OrderedCells oc;
   const std::size_t m = edges.size() + 1;
@@ -463,8 +464,9 @@ OrderedCells cells_from_histogram_2d(const std::vector<double>& edges_x,
   check_edges(edges_y, "cells_from_histogram_2d.edges_y");
   const std::size_t nx = edges_x.size() + 1, ny = edges_y.size() + 1;
   if (selection.size() != nx * ny || evaluation.size() != nx * ny) {
-    throw InputError("cells_from_histogram_2d.counts", std::to_string(selection.size()) + " cells",
-                     "need (edges_x + 1) * (edges_y + 1) = " + std::to_string(nx * ny) + " cells");
+    throw InternalError(
+        "cells_from_histogram_2d.counts", std::to_string(selection.size()) + " cells",
+        "need (edges_x + 1) * (edges_y + 1) = " + std::to_string(nx * ny) + " cells");
   }
   std::vector<double> lr;
   const std::vector<std::size_t> order =
@@ -484,7 +486,7 @@ std::pair<CellCounts, CellCounts> thin_counts(const CellCounts& counts, double f
                                               rng::Stream& stream) {
   counts.check("thin_counts.counts");
   if (!(fraction > 0.0 && fraction < 1.0)) {
-    throw InputError("thin_counts.fraction", std::to_string(fraction), "must lie in (0, 1)");
+    throw InternalError("thin_counts.fraction", std::to_string(fraction), "must lie in (0, 1)");
   }
   std::pair<CellCounts, CellCounts> out;
   auto split = [&](const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& a,

@@ -36,11 +36,11 @@ std::vector<double> default_alpha_grid(const std::vector<double>& extra) {
 }
 
 void check_alphas(const std::vector<double>& alphas, const std::string& key) {
-  if (alphas.empty()) throw InputError(key, "[]", "need at least one order alpha > 1");
+  if (alphas.empty()) throw InternalError(key, "[]", "need at least one order alpha > 1");
   for (std::size_t i = 0; i < alphas.size(); ++i) {
     if (!(std::isfinite(alphas[i]) && alphas[i] > 1.0)) {
-      throw InputError(key + "[" + std::to_string(i) + "]", std::to_string(alphas[i]),
-                       "must be a finite order > 1");
+      throw InternalError(key + "[" + std::to_string(i) + "]", std::to_string(alphas[i]),
+                          "must be a finite order > 1");
     }
   }
 }
@@ -54,8 +54,9 @@ std::uint64_t CellCounts::total_q() const {
 
 void CellCounts::check(const std::string& key) const {
   if (p.empty() || p.size() != q.size()) {
-    throw InputError(key, std::to_string(p.size()) + " and " + std::to_string(q.size()) + " cells",
-                     "P and P' need the same, non-zero number of cells");
+    throw InternalError(key,
+                        std::to_string(p.size()) + " and " + std::to_string(q.size()) + " cells",
+                        "P and P' need the same, non-zero number of cells");
   }
 }
 

@@ -110,19 +110,20 @@ double base_scale(const std::vector<double>& h, const std::vector<double>& w1, d
 
 void check_options(const VariationalOptions& o) {
   if (!(o.confidence > 0.0 && o.confidence < 1.0)) {
-    throw InputError("variational.confidence", std::to_string(o.confidence), "must lie in (0, 1)");
+    throw InternalError("variational.confidence", std::to_string(o.confidence),
+                        "must lie in (0, 1)");
   }
   if (o.scale_factors.empty())
-    throw InputError("variational.scale_factors", "[]", "need at least one factor");
+    throw InternalError("variational.scale_factors", "[]", "need at least one factor");
   for (double f : o.scale_factors) {
     if (!(f > 0.0 && std::isfinite(f)))
-      throw InputError("variational.scale_factors", std::to_string(f), "must be finite and > 0");
+      throw InternalError("variational.scale_factors", std::to_string(f), "must be finite and > 0");
   }
   if (o.clip_counts.empty())
-    throw InputError("variational.clip_counts", "[]", "need at least one count (0: no clip)");
+    throw InternalError("variational.clip_counts", "[]", "need at least one count (0: no clip)");
   for (double t : o.clip_counts) {
     if (!(t >= 0.0 && std::isfinite(t)))
-      throw InputError("variational.clip_counts", std::to_string(t), "must be finite and >= 0");
+      throw InternalError("variational.clip_counts", std::to_string(t), "must be finite and >= 0");
   }
 }
 
@@ -130,7 +131,7 @@ void check_options(const VariationalOptions& o) {
 
 double contrast_lower_bound(const ContrastCertificate& c, double miss) {
   if (!(miss > 0.0 && miss <= 1.0)) {
-    throw InputError("variational.miss", std::to_string(miss), "must lie in (0, 1]");
+    throw InternalError("variational.miss", std::to_string(miss), "must lie in (0, 1]");
   }
   if (!(c.k > 0.0) || c.n_x < 2.0 || c.n_y < 2.0 || !(c.alpha > 1.0)) return 0.0;
   const double d_mean = kMeanShare * miss, d_var = 0.5 * (1.0 - kMeanShare) * miss;

@@ -80,6 +80,13 @@ void write_tally(const Group& g, const tally::Tally& t, std::int64_t raw_rows) {
 
 }  // namespace
 
+std::string scenario_group_name(std::int64_t index, std::int64_t count, std::int64_t format_minor) {
+  if (format_minor <= 2) return fmt::format("{:04d}", index);
+  const int width = std::max<int>(
+      4, static_cast<int>(std::to_string(std::max<std::int64_t>(count - 1, 0)).size()));
+  return fmt::format("{:0{}d}", index, width);
+}
+
 std::string compiler_version() {
 #if defined(__clang__)
   return std::string("clang ") + __clang_version__;
@@ -99,7 +106,9 @@ std::string library_versions() {
 
 ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSpec& spec,
                              const RunInfo& run)
-    : file_(path), trajectories_(spec.trajectories) {
+    : file_(path),
+      trajectories_(spec.trajectories),
+      scenario_count_(static_cast<std::int64_t>(spec.scenarios.size())) {
   const Group& root = file_.root();
   root.attr("filetype", kFileType);
   root.attr("format_version", std::vector<std::int64_t>{kFormatMajor, kFormatMinor});
@@ -167,11 +176,11 @@ void write_estimates(const Group& g, const config::Scenario& s,
 }
 
 void write_bounds(const Group& g, const audit::BoundTable& b, config::Adjacency scenario) {
-  g.dataset("alphas", b.alphas.data(), shape(static_cast<std::int64_t>(b.alphas.size())));
+  g.dataset("alphas", b.orders.data(), shape(static_cast<std::int64_t>(b.orders.size())));
   g.dataset("names", b.names);
   g.dataset(
       "values", b.values.data(),
-      shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.alphas.size())));
+      shape(static_cast<std::int64_t>(b.names.size()), static_cast<std::int64_t>(b.orders.size())));
   g.dataset("reasons", b.reasons);
   // The neighbouring relation each bound's source assumes (the scenario's for a custom one).
   std::vector<std::string> adjacency;
@@ -217,13 +226,13 @@ void write_profile(const Group& g, const config::Scenario& s,
 }
 
 void write_claims(const Group& g, const audit::ClaimTable& c) {
-  g.dataset("deltas", c.deltas.data(), shape(static_cast<std::int64_t>(c.deltas.size())));
+  g.dataset("deltas", c.orders.data(), shape(static_cast<std::int64_t>(c.orders.size())));
   g.dataset("names", c.names);
   g.dataset("kinds", c.kinds);
   g.dataset("sources", c.sources);
   g.dataset(
       "values", c.values.data(),
-      shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.deltas.size())));
+      shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.orders.size())));
   g.dataset("reasons", c.reasons);
 }
 
@@ -256,7 +265,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
     name.push_back(r.name);
     kind.push_back(r.kind);
     source.push_back(r.source);
-    expect.emplace_back(r.expect_violated ? "violated" : "holds");
+    expect.push_back(config::to_string(r.expect));
     outcome.emplace_back(audit::to_string(r.outcome));
     evidence.push_back(r.evidence);
     adjacency_note.push_back(r.adjacency_note);
@@ -321,7 +330,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
 void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioTallies& t,
                                  const estimate::ScenarioEstimates& est,
                                  const audit::BoundTable& bounds, const audit::ClaimTable* claims) {
-  Group g = scenarios_.create_group(fmt::format("{:04d}", s.index));
+  Group g = scenarios_.create_group(scenario_group_name(s.index, scenario_count_));
   g.attr("index", s.index);
   std::vector<std::string> keys, texts;
   std::vector<double> values;
@@ -428,6 +437,7 @@ void ResultsWriter::add_outcome(std::int64_t counted, int looks, int looks_plann
 }
 
 void ResultsWriter::commit() {
+  scenarios_.close();
   file_.commit();
 }
 

@@ -7,6 +7,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/io/results.hpp"
+#include "rdpaudit/io/scenario_check.hpp"
 
 namespace rdpaudit::io {
 
@@ -68,9 +69,7 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
     r.name = name[i];
     r.kind = kind.at(i);
     r.source = source.at(i);
-    if (expect.at(i) != "holds" && expect.at(i) != "violated")
-      throw InputError("/audit/bounds/expect", expect[i], "holds or violated");
-    r.expect_violated = expect[i] == "violated";
+    r.expect = config::parse_expectation(expect.at(i), "/audit/bounds/expect");
     r.evidence = evidence.at(i);
     r.adjacency_note = adjacency_note[i];
     a.bounds.push_back(r);
@@ -171,17 +170,18 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
 namespace {
 
 ResultsSummary read_results_unchecked(const std::string& path) {
-  const ReadOnlyFile file(path);
+  const ReadOnlyFile file(path, "results file");
   const Group& root = file.root();
   ResultsSummary s;
   s.path = path;
-  if (root.read_string_attr("filetype") != kFileType) {
-    throw InputError("RESULTS", path, std::string("a file of type ") + kFileType);
-  }
+  if (!root.has_attr("filetype") || root.read_string_attr("filetype") != kFileType)
+    root.fail("@filetype",
+              root.has_attr("filetype") ? root.read_string_attr("filetype") : "<missing>",
+              std::string("a file of type ") + kFileType + " (written by rdpaudit run)");
   const auto version = root.read_int_attrs("format_version");
-  if (version.size() != 2 || version[0] != kFormatMajor) {
-    throw InputError("format_version", version.empty() ? "?" : std::to_string(version[0]),
-                     fmt::format("major version {}", kFormatMajor));
+  if (version.size() != 2 || version[0] != kFormatMajor || version[1] < 0) {
+    root.fail("@format_version", version.empty() ? "?" : std::to_string(version[0]),
+              fmt::format("major version {}", kFormatMajor));
   }
   s.format_major = version[0];
   s.format_minor = version[1];
@@ -195,16 +195,24 @@ ResultsSummary read_results_unchecked(const std::string& path) {
   s.threads = root.read_int_attr("threads");
   s.trajectories = root.read_int_attr("trajectories");
   const std::int64_t count = root.read_int_attr("scenario_count");
-  if (count < 1)
-    throw InputError("@scenario_count", std::to_string(count), "a count of scenarios >= 1");
+  if (count < 1 || count > 100'000)
+    root.fail("@scenario_count", std::to_string(count), "a count of scenarios in [1, 10^5]");
   const Group scenarios = root.open_group("scenarios");
+  if (s.trajectories < 1)
+    root.fail("@trajectories", std::to_string(s.trajectories), "a count of trajectories >= 1");
+  if (scenarios.group_names().size() != static_cast<std::size_t>(count))
+    scenarios.fail("", fmt::format("{} groups", scenarios.group_names().size()),
+                   fmt::format("one group per scenario, {} (/@scenario_count)", count));
   for (std::int64_t i = 0; i < count; ++i) {
-    const Group g = scenarios.open_group(fmt::format("{:04d}", i));
+    const Group g = scenarios.open_group(scenario_group_name(i, count, s.format_minor));
     ScenarioLine line{i, sweep_point(g), g.read_double_attr("seconds")};
-    if (g.has_attr("adjacency")) {
-      line.adjacency = config::parse_adjacency(g.read_string_attr("adjacency"),
-                                               fmt::format("/scenarios/{:04d}/adjacency", i));
-    }
+    if (g.has_attr("adjacency"))
+      line.adjacency =
+          config::parse_adjacency(g.read_string_attr("adjacency"), g.path() + "@adjacency");
+    const std::int64_t index = g.read_int_attr("index");
+    if (index != i)
+      g.fail("@index", std::to_string(index), fmt::format("the scenario's index {}", i));
+    check_scenario_data(g, s.trajectories);
     s.scenarios.push_back(std::move(line));
   }
   s.has_audit = root.has("audit");
@@ -219,10 +227,9 @@ ResultsSummary read_results(const std::string& path) {
     return read_results_unchecked(path);
   } catch (const InputError&) {
     throw;  // names the object of the file that is wrong
-  } catch (const std::exception& e) {
-    // Anything the HDF5 layer cannot read (a wrong type, a missing object) is bad input too.
-    throw InputError("RESULTS", path,
-                     std::string("an intact rdpaudit results file (") + e.what() + ")");
+  } catch (const std::invalid_argument& e) {
+    // What the vocabulary cannot parse (a method name no estimator writes) is bad input too.
+    throw InputError("results file", path, std::string("is damaged (") + e.what() + ")");
   }
 }
 

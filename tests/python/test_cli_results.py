@@ -1,15 +1,20 @@
-"""Results files through the command line (issue 13, items 4, 8, 14 and 17).
+"""Results, checkpoints and part files through the command line.
 
 usage: /usr/bin/python3 test_cli_results.py RDPAUDIT SOURCE_DIR WORK_DIR
 
-Every damaged copy of a good results file makes `check`, `report` and `plot` exit 2 with a
-one-line message naming the file (1 means "a bound is not as expected" to CI, so malformed
-input must never give 1), and `plot` prints no Python traceback. A run stopped by SIGINT or
-SIGTERM writes its checkpoint and leaves neither its results file nor its `.tmp` behind. `report` shows the estimate and
-the lower bound of one direction, the larger; check and report say when a bound assumes
-another neighbouring relation than the audited pair.
+Every damaged copy of a good file is refused with status 2 and a message naming the file (1
+means "a bound is not as expected" to CI, so malformed input must never give 1, and 0 would
+use the damage): results files (the audit, the root, every scenario's counts, edges, moments
+and estimates, byte damage; tests/python/damage.py) by `check`, `report` and `plot` (no
+Python traceback), part files by `merge`, checkpoints by `run --resume`. A run stopped by
+SIGINT or SIGTERM writes its checkpoint and leaves neither its results file nor its `.tmp`
+behind. `report` shows the estimate and the lower bound of one direction, the larger, and
+`report --csv` one row per cell; check and report say when a bound assumes another
+neighbouring relation than the audited pair.
 """
 
+import csv
+import io
 import os
 import shutil
 import signal
@@ -21,6 +26,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import damage  # noqa: E402
 from checks import check, finish  # noqa: E402
 
 cli, source, work = sys.argv[1:4]
@@ -32,72 +38,28 @@ subprocess.run([cli, "run", cfg, "-o", good, "--trajectories", "4000"], check=Tr
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def replace(group, name, values):
-    del group[name]
-    group[name] = values
+two_d = os.path.join(work, "two_d.toml")
+open(two_d, "w").write(open(cfg).read().replace("dim = 1", "dim = 2"))
+good_2d = os.path.join(work, "good_2d.h5")
+subprocess.run([cli, "run", two_d, "-o", good_2d, "--trajectories", "4000"], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def retype(obj, name, value):
-    """Replaces an attribute with one of another type (attrs.modify would keep the type)."""
-    del obj.attrs[name]
-    obj.attrs[name] = value
+def refused(what, done, path, extra=""):
+    """Exit 2, the damaged file named, no traceback, nothing used."""
+    err = done.stderr.strip()
+    check(done.returncode == 2, f"{what}: exit {done.returncode}, expected 2 ({err[:300]})")
+    check(os.path.basename(path) in err, f"{what}: the message names the file ({err[:300]})")
+    check("Traceback" not in err, f"{what}: no Python traceback")
+    check(extra in err, f"{what}: says '{extra}' ({err[:300]})")
 
 
-def damage(name, edit):
-    path = os.path.join(work, f"damaged_{name}.h5")
-    shutil.copy(good, path)
-    with h5py.File(path, "r+") as f:
-        edit(f)
-    return path
-
-
-def truncated():
-    path = os.path.join(work, "damaged_truncated.h5")
-    data = open(good, "rb").read()
-    open(path, "wb").write(data[: len(data) // 2])
-    return path
-
-
-cells = lambda f: f["audit/cells"]  # noqa: E731
-variants = {
-    "scenario_count_text": damage("scenario_count_text",
-                                  lambda f: retype(f, "scenario_count", "1")),
-    "scenario_count_negative": damage("scenario_count_negative",
-                                      lambda f: f.attrs.modify("scenario_count", np.int64(-1))),
-    "level_text": damage("level_text", lambda f: retype(f["audit"], "level", "0.05")),
-    "ragged_cells": damage("ragged_cells",
-                           lambda f: replace(cells(f), "p_holm", cells(f)["p_holm"][:-1])),
-    "scenario_negative": damage("scenario_negative",
-                                lambda f: replace(cells(f), "scenario",
-                                                  np.full(len(cells(f)["scenario"]), -5,
-                                                          dtype=np.int64))),
-    "p_values_nan": damage("p_values_nan",
-                           lambda f: replace(cells(f), "p_value",
-                                             np.full(len(cells(f)["p_value"]), np.nan))),
-    "old_verdict_word": damage("old_verdict_word",
-                               lambda f: replace(cells(f), "verdict",
-                                                 np.array([b"holds"] * len(cells(f)["verdict"])))),
-    "verdict_missing": damage("verdict_missing", lambda f: cells(f).__delitem__("verdict")),
-    "note_numbers": damage("note_numbers",
-                           lambda f: replace(cells(f), "note",
-                                             np.zeros(len(cells(f)["note"])))),
-    "bound_row_outside": damage("bound_row_outside",
-                                lambda f: replace(cells(f), "bound",
-                                                  np.full(len(cells(f)["bound"]), 7,
-                                                          dtype=np.int64))),
-    "truncated": truncated(),
-}
-
-for name, path in variants.items():
+results = damage.results_variants(good, good_2d, work)
+for name, path in results.items():
     for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
         done = subprocess.run([cli, command[0], path] + command[1:], capture_output=True,
-                              text=True)
-        what = f"{command[0]} on {name}"
-        check(done.returncode == 2, f"{what}: exit {done.returncode}, expected 2 "
-              f"({done.stderr.strip()[:300]})")
-        check(os.path.basename(path) in done.stderr, f"{what}: the message names the file "
-              f"({done.stderr.strip()[:300]})")
-        check("Traceback" not in done.stderr, f"{what}: no Python traceback")
+                              text=True, timeout=60)
+        refused(f"{command[0]} on {name}", done, path)
 
 # The good file itself passes all three.
 for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
@@ -106,7 +68,7 @@ for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plo
           f"({done.stderr.strip()[:300]})")
 
 # report: the estimate and the lower bound of an order come from the same direction, the one
-# with the larger estimate (issue 13, item 4). The quickstart's laws are asymmetric.
+# with the larger estimate. The quickstart's laws are asymmetric.
 quick = os.path.join(work, "quick.h5")
 subprocess.run([cli, "run", os.path.join(source, "experiments", "quickstart.toml"), "-o", quick,
                 "--trajectories", "20000"], check=True, stdout=subprocess.DEVNULL,
@@ -139,7 +101,7 @@ for line in report.splitlines():
 check(shown >= 8, f"report shows the orders ({shown})")
 
 # check and report say when a bound assumes another neighbouring relation than the audited
-# pair (issue 13, item 8): the Poisson baseline is add/remove, the worst-case pair replace-one.
+# pair: the Poisson baseline is add/remove, the worst-case pair replace-one.
 text = open(os.path.join(source, "experiments", "quickstart.toml")).read()
 poisson_cfg = os.path.join(work, "poisson.toml")
 open(poisson_cfg, "w").write(text.replace('scheme = "shuffle_partition"', 'scheme = "poisson"'))
@@ -152,7 +114,7 @@ for command in ("check", "report"):
           "replace_one" in out, f"{command} names the relation the Poisson baseline assumes")
     check("note: gaussian_composition" not in out, f"{command}: no note where they agree")
 
-# Interrupts (issue 11): SIGINT or SIGTERM stops the counting, writes the checkpoint and ends
+# Interrupts: SIGINT or SIGTERM stops the counting, writes the checkpoint and ends
 # with status 130 and the command that resumes; the unfinished .tmp is removed and nothing is
 # left at the output path.
 for sig in (signal.SIGINT, signal.SIGTERM):
@@ -180,5 +142,78 @@ for sig in (signal.SIGINT, signal.SIGTERM):
     check(again.returncode == 2 and "--resume" in again.stderr and os.path.exists(out + ".ckpt")
           and not os.path.exists(out), f"{sig.name}: a new run over the checkpoint is refused "
           f"({again.returncode}, {again.stderr.strip()[:200]})")
+
+# Part files: every damaged copy of part 1/2 is refused by merge, naming it; no results file.
+parts = []
+for i in (1, 2):
+    part = os.path.join(work, f"part{i}.h5")
+    subprocess.run([cli, "run", cfg, "-o", part, "--trajectories", "4000", "--part", f"{i}/2",
+                    "--threads", "1"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    parts.append(part)
+done = subprocess.run([cli, "merge", parts[0], parts[1], "-o", os.path.join(work, "merged.h5")],
+                      capture_output=True, text=True)
+check(done.returncode == 0, f"merge of the good parts: exit {done.returncode} ({done.stderr})")
+state_damage = damage.state_variants(parts[0], work, "part")
+for name, path in state_damage.items():
+    out = os.path.join(work, f"merged_{name}.h5")
+    done = subprocess.run([cli, "merge", path, parts[1], "-o", out], capture_output=True,
+                          text=True, timeout=60)
+    refused(f"merge of {name}", done, path)
+    check(not os.path.exists(out) and not os.path.exists(out + ".tmp"),
+          f"merge of {name}: no results file")
+
+# Checkpoints: every damaged copy of the SIGINT run's checkpoint is refused by --resume,
+# naming it, before anything is counted; no results file.
+counting = os.path.join(work, "counting.h5")
+proc = subprocess.Popen([cli, "run", cfg, "-o", counting, "--trajectories", "200000000",
+                         "--threads", "1", "--checkpoint-every", "0.2"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = time.time() + 60
+while not os.path.exists(counting + ".ckpt") and time.time() < deadline:
+    time.sleep(0.05)
+proc.send_signal(signal.SIGINT)  # the checkpoint written on the way out holds counts
+proc.wait(timeout=60)
+ckpt = counting + ".ckpt"
+with h5py.File(ckpt, "r") as f:
+    check(len(f["0000/D_ints"]) > 0, "the checkpoint holds counts of scenario 0")
+# The control: an intact copy resumes (it counts until interrupted, then checkpoints again).
+control = os.path.join(work, "resumed_intact.h5")
+shutil.copy(ckpt, control + ".ckpt")
+proc = subprocess.Popen([cli, "run", cfg, "-o", control, "--trajectories", "200000000",
+                         "--threads", "1", "--checkpoint-every", "0.2", "--resume"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+time.sleep(3)
+proc.send_signal(signal.SIGINT)
+_, err = proc.communicate(timeout=60)
+check(proc.returncode == 130, f"an intact checkpoint resumes ({proc.returncode}: {err[-200:]})")
+ckpt_damage = damage.state_variants(ckpt, work, "checkpoint")
+for name, path in ckpt_damage.items():
+    out = os.path.join(work, f"resumed_{name}.h5")
+    shutil.copy(path, out + ".ckpt")
+    try:
+        done = subprocess.run([cli, "run", cfg, "-o", out, "--trajectories", "200000000",
+                               "--threads", "1", "--checkpoint-every", "0.2", "--resume"],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        check(False, f"resume of {name}: still counting after 60 s (the damage was not seen)")
+        continue
+    refused(f"resume of {name}", done, out + ".ckpt", "start again without it or delete it")
+    check(not os.path.exists(out) and not os.path.exists(out + ".tmp"),
+          f"resume of {name}: no results file")
+total = len(results) + len(state_damage) + len(ckpt_damage)
+print(f"{len(results)} damaged results files x check, report, plot; {len(state_damage)} damaged "
+      f"parts x merge; {len(ckpt_damage)} damaged checkpoints x resume: {total} variants")
+check(total >= 60, f"at least 60 damaged variants ({total})")
+
+# report --csv: one row per cell of /audit, the numbers to full precision.
+rows = list(csv.DictReader(io.StringIO(subprocess.run(
+    [cli, "report", quick, "--csv"], capture_output=True, text=True, check=True).stdout)))
+with h5py.File(quick, "r") as f:
+    cells_n = len(f["audit/cells/verdict"])
+    lower = f["audit/cells/lower"][:]
+check(len(rows) == cells_n, f"report --csv: one row per cell ({len(rows)} of {cells_n})")
+check(all(float(r["lower"] or "nan") == x or (r["lower"] == "" and np.isnan(x))
+          for r, x in zip(rows, lower)), "report --csv: lower as stored, to the last digit")
 
 finish()

@@ -79,7 +79,7 @@ TEST_CASE("a bound's outcome and whether it is as expected", "[audit]") {
   CHECK(row.counts[static_cast<int>(Verdict::kNotRejected)] == 2);
   CHECK(row.close_cells == 1);
   CHECK(row.min_margin == 1.1);
-  row.expect_violated = true;
+  row.expect = config::Expectation::kViolated;
   audit::summarise(row, 0, cells);
   CHECK_FALSE(row.as_expected);  // an expected violation that is not found fails
   cells[3].verdict = Verdict::kViolated;
@@ -90,7 +90,7 @@ TEST_CASE("a bound's outcome and whether it is as expected", "[audit]") {
   audit::summarise(row, 0, cells);
   CHECK(row.outcome == Verdict::kViolatedExact);
   CHECK(row.as_expected);
-  row.expect_violated = false;
+  row.expect = config::Expectation::kHolds;
   audit::summarise(row, 0, cells);
   CHECK_FALSE(row.as_expected);
   // Valid (exact) only if every applicable cell is; one not-rejected cell makes it not rejected.
@@ -148,10 +148,10 @@ TEST_CASE("audit keys of the experiment file", "[audit][config]") {
   const auto& s = spec.scenarios.front();
   const audit::BoundTable t = audit::audited_bounds(s);
   REQUIRE(t.names == std::vector<std::string>{"gaussian_composition", "mine"});
-  CHECK(t.expect_violated[0]);
-  CHECK(t.expect_violated[1]);
-  CHECK(t.alphas.size() == 8);  // the default table orders
-  CHECK(t.value(1, 0) == Approx(t.alphas[0]));
+  CHECK(t.expect[0] == config::Expectation::kViolated);
+  CHECK(t.expect[1] == config::Expectation::kViolated);
+  CHECK(t.orders.size() == 8);  // the default table orders
+  CHECK(t.value(1, 0) == Approx(t.orders[0]));
   // Bad audit keys: test_config.cpp, "bad input names the key, ...".
 }
 
@@ -183,7 +183,7 @@ TEST_CASE("certain violations: a negative bound, a bound below the exact value",
   const audit::BoundTable table = audit::audited_bounds(s);
   // No samples (no rigorous certificates): only the exact value can decide.
   estimate::ScenarioEstimates est;
-  for (double a : table.alphas) {
+  for (double a : table.orders) {
     for (int d : {estimate::kForward, estimate::kBackward}) {
       estimate::Estimate e;
       e.alpha = a;

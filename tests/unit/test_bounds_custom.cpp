@@ -75,6 +75,13 @@ TEST_CASE("conditions decide applicability and are named in the reason", "[bound
              Contains("condition 1 \"lambda > 0\" is false; condition 2"));
   const CustomBound nan({"nan", "sqrt(-alpha)"});
   CHECK_THAT(nan.evaluate(p, 2.0).not_applicable, Contains("evaluates to NaN"));
+  // A condition that evaluates to NaN is not true: not applicable, with the reason.
+  for (const char* condition : {"ln(-1)", "0/0", "sqrt(-alpha) > 0 ? 1 : sqrt(-1)"}) {
+    const CustomBound c({"nan_condition", "alpha", {condition}});
+    const BoundValue v = c.evaluate(p, 2.0);
+    CHECK_FALSE(v.applicable());
+    CHECK(v.not_applicable == "condition 1 \"" + std::string(condition) + "\" evaluates to NaN");
+  }
 }
 
 TEST_CASE("unknown names and syntax errors name the bound and the position", "[bounds][custom]") {
@@ -83,8 +90,11 @@ TEST_CASE("unknown names and syntax errors name the bound and the position", "[b
   CHECK(unknown.where() == "formula");
   CHECK(unknown.position() == 6);
   CHECK(unknown.token() == "foo");
+  // The message lists the names (d, the dimension of the gradient formulas, is not one).
   CHECK(std::string(unknown.what()) ==
-        "custom bound \"mine\": unknown name \"foo\" at position 6 in formula \"alpha*foo+1\"");
+        "custom bound \"mine\": unknown name \"foo\" at position 6 in formula \"alpha*foo+1\"; "
+        "the names a formula may use are alpha, eta, sigma2, lambda, beta, S_g, L, D, n, b, K, T, "
+        "j0, q, sigma_mul, blog_sigma, step_std, and muparser's functions");
 
   const FormulaError syntax = formula_error({"broken", "alpha**2"});
   CHECK(syntax.position() == 6);
@@ -97,8 +107,9 @@ TEST_CASE("unknown names and syntax errors name the bound and the position", "[b
 
   const FormulaError in_condition = formula_error({"cond", "alpha", {"lambda > 0", "gamma < 1"}});
   CHECK(in_condition.where() == "condition 2");
-  CHECK(std::string(in_condition.what()) ==
-        "custom bound \"cond\": unknown name \"gamma\" at position 0 in condition 2 \"gamma < 1\"");
+  CHECK_THAT(in_condition.what(),
+             Catch::StartsWith("custom bound \"cond\": unknown name \"gamma\" at position 0 in "
+                               "condition 2 \"gamma < 1\"; the names a formula may use are "));
 
   CHECK_THROWS_AS(CustomBound({"empty", ""}), FormulaError);
   CHECK_THROWS_WITH(CustomBound({"", "alpha"}), Contains("name is empty"));

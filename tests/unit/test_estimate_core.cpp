@@ -14,7 +14,7 @@
 #include "rdpaudit/rng/stream.hpp"
 
 using namespace rdpaudit::estimate;
-using rdpaudit::InputError;
+using rdpaudit::InternalError;
 using rdpaudit::rng::Purpose;
 using rdpaudit::rng::Stream;
 using rdpaudit::rng::StreamId;
@@ -31,8 +31,8 @@ TEST_CASE("default alpha grid is dp_accounting's up to 64, merged with extras", 
   CHECK(e.front() == 1.05);
   CHECK(e.back() == 100.0);
   CHECK(std::is_sorted(e.begin(), e.end()));
-  CHECK_THROWS_AS(default_alpha_grid({1.0}), InputError);
-  CHECK_THROWS_AS(check_alphas({2.0, std::nan("")}), InputError);
+  CHECK_THROWS_AS(default_alpha_grid({1.0}), InternalError);
+  CHECK_THROWS_AS(check_alphas({2.0, std::nan("")}), InternalError);
 }
 
 TEST_CASE("discrete_renyi matches hand-computed values", "[estimate]") {
@@ -87,8 +87,8 @@ TEST_CASE("Clopper-Pearson intervals cover at least at their level for every p",
   // Symmetry k <-> n - k.
   const Interval b = clopper_pearson(3, 17, 0.01), c = clopper_pearson(14, 17, 0.01);
   CHECK(b.lower == Approx(1.0 - c.upper).epsilon(1e-9));
-  CHECK_THROWS_AS(clopper_pearson(5, 4, 0.05), InputError);
-  CHECK_THROWS_AS(clopper_pearson(1, 4, 0.0), InputError);
+  CHECK_THROWS_AS(clopper_pearson(5, 4, 0.05), InternalError);
+  CHECK_THROWS_AS(clopper_pearson(1, 4, 0.0), InternalError);
 }
 
 TEST_CASE("box minimum: point boxes, two cells, overlap", "[estimate]") {
@@ -114,7 +114,7 @@ TEST_CASE("box minimum: point boxes, two cells, overlap", "[estimate]") {
   const std::vector<Interval> tight = {{0.5, 0.5}, {0.5, 0.5}};
   CHECK(min_renyi_over_boxes(tight, tight, 64.0).lower == 0.0);  // rounding never lifts it above 0
   CHECK_THROWS_AS(min_renyi_over_boxes({{0.1, 0.2}, {0.1, 0.2}}, o, 2.0),
-                  InputError);  // no probability vector
+                  InternalError);  // no probability vector
 }
 
 TEST_CASE("box minimum is certified: never above R_alpha at any feasible point", "[estimate]") {
@@ -181,7 +181,7 @@ TEST_CASE("histogram cells, tallies and proposed edges", "[estimate]") {
   CHECK(c[0 * 2 + 1] == 1);
   CHECK(c[2 * 2 + 1] == 1);
   CHECK(c[3 * 2 + 0] == 1);
-  CHECK_THROWS_AS(check_edges({0.0, 0.0}), InputError);
+  CHECK_THROWS_AS(check_edges({0.0, 0.0}), InternalError);
 
   BinningOptions bo;
   const auto edges = propose_edges_known(0.0, 1.0, 0.5, 1.0, 1.0, 1000000, bo);
@@ -205,8 +205,8 @@ TEST_CASE("merging keeps every group populated and is a coarsening", "[estimate]
     CHECK(m.q[i] >= 5);
   }
   for (std::size_t i = 1; i < c.size(); ++i) CHECK(g.group[i] >= g.group[i - 1]);  // contiguous
-  CHECK_THROWS_AS(merge_sparse(c, {0, 1, 2}, 5), InputError);
-  CHECK_THROWS_AS(merge_sparse(c, {0, 1, 2, 3, 4, 5, 6, 6}, 5), InputError);
+  CHECK_THROWS_AS(merge_sparse(c, {0, 1, 2}, 5), InternalError);
+  CHECK_THROWS_AS(merge_sparse(c, {0, 1, 2, 3, 4, 5, 6, 6}, 5), InternalError);
   const Grouping all = merge_sparse(c, {}, 1000);
   CHECK(all.groups == 1);
 }

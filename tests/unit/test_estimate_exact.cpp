@@ -187,7 +187,7 @@ TEST_CASE("quadratic-loss mixture matches a step-by-step run of the affine recur
   }
   QuadraticLossSetting bad;
   bad.batch = 3;  // 50 / 3 is not an integer
-  CHECK_THROWS_AS(quadratic_loss_last_iterate(bad), rdpaudit::InputError);
+  CHECK_THROWS_AS(quadratic_loss_last_iterate(bad), rdpaudit::InternalError);
 }
 
 TEST_CASE("exact: thousands of components, 2-D matrix-product path", "[estimate][exact]") {
@@ -224,16 +224,19 @@ TEST_CASE("exact: thousands of components, 2-D matrix-product path", "[estimate]
 }
 
 TEST_CASE("exact: invalid input is refused with the key named", "[estimate][exact]") {
-  using rdpaudit::InputError;
-  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {1.0}), gaussian({0.0}, {2.0}), {2.0}), InputError);
+  using rdpaudit::InternalError;
+  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {1.0}), gaussian({0.0}, {2.0}), {2.0}),
+                  InternalError);
   CHECK_THROWS_AS(exact_renyi(gaussian({0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}),
                               gaussian({0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}), {2.0}),
-                  InputError);
-  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {-1.0}), gaussian({0.0}, {-1.0}), {2.0}), InputError);
-  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), {0.5}), InputError);
+                  InternalError);
+  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {-1.0}), gaussian({0.0}, {-1.0}), {2.0}),
+                  InternalError);
+  CHECK_THROWS_AS(exact_renyi(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), {0.5}),
+                  InternalError);
   try {
     exact_renyi(gaussian({0.0}, {1.0}), gaussian({0.0}, {1.0}), {2.0, 0.9});
-  } catch (const InputError& e) {
+  } catch (const InternalError& e) {
     CHECK(std::string(e.what()).find("exact.alphas[1]") != std::string::npos);
   }
   // A grid too large for max_points is reported, not silently coarsened.

@@ -93,7 +93,7 @@ TEST_CASE("spline ratio is increasing and KDE ratio within its noise on a 1-D Ga
   // Outside the grid the KDE score is held constant, never infinite.
   const double far = 1e6;
   CHECK(std::isfinite(kde->score(&far)));
-  CHECK_THROWS_AS(kde->scores(SampleView{xp.data(), 2, 2}), rdpaudit::InputError);
+  CHECK_THROWS_AS(kde->scores(SampleView{xp.data(), 2, 2}), rdpaudit::InternalError);
   CHECK_THROWS_AS(fit_kde_ratio(SampleView{xp.data(), 10, 3}, SampleView{xq.data(), 10, 3}),
-                  rdpaudit::InputError);
+                  rdpaudit::InternalError);
 }

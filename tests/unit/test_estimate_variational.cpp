@@ -10,7 +10,7 @@
 #include "rdpaudit/estimate/variational.hpp"
 
 using namespace rdpaudit::estimate;
-using rdpaudit::InputError;
+using rdpaudit::InternalError;
 
 namespace {
 
@@ -93,8 +93,8 @@ TEST_CASE("contrast bound: monotone in the miss probability, 0 when nothing sepa
   for (double miss : {1e-6, 0.05, 0.9}) {
     CHECK(contrast_lower_bound(gaussian_certificate(0.0, 0.1, 4.0, 1e8), miss) == 0.0);
   }
-  CHECK_THROWS_AS(contrast_lower_bound(c, 0.0), InputError);
-  CHECK_THROWS_AS(contrast_lower_bound(c, 1.5), InputError);
+  CHECK_THROWS_AS(contrast_lower_bound(c, 0.0), InternalError);
+  CHECK_THROWS_AS(contrast_lower_bound(c, 1.5), InternalError);
 }
 
 TEST_CASE("variational bound: identical counts give nothing, a shift gives a valid bound",
@@ -175,7 +175,7 @@ TEST_CASE("variational bound: bad options and cells name the key", "[estimate]")
   const auto message = [&](const VariationalOptions& o) {
     try {
       variational_lower_bound(cells, {2.0}, o);
-    } catch (const InputError& e) {
+    } catch (const InternalError& e) {
       return std::string(e.what());
     }
     return std::string("no error");

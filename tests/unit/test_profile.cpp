@@ -85,7 +85,8 @@ TEST_CASE("exact profile of a Gaussian pair: Balle & Wang's closed form", "[prof
       CHECK(gaussian_delta(mu, e.value) == Approx(delta).epsilon(1e-8));
     }
   }
-  CHECK_THROWS_AS(exact_epsilon(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), 1.0), InputError);
+  CHECK_THROWS_AS(exact_epsilon(gaussian({0.0}, {1.0}), gaussian({1.0}, {1.0}), 1.0),
+                  InternalError);
 }
 
 TEST_CASE("exact profile of a two-component mixture against a fine Riemann sum", "[profile]") {
@@ -154,7 +155,7 @@ TEST_CASE("profile family: cuts from the pilot, counts of tail sets, bounds belo
   REQUIRE(back_lo > 0.0);
   CHECK(profile_p_value(c, 0.05, kBackward, 0.999 * back_lo) <= 0.01);
   CHECK(profile_p_value(c, 0.05, kBackward, 1.001 * back_lo) > 0.01);
-  CHECK_THROWS_AS(profile_counts(s, {1, 2}, cq), InputError);
+  CHECK_THROWS_AS(profile_counts(s, {1, 2}, cq), InternalError);
 }
 
 TEST_CASE("[profile] bad input names the key and the value", "[profile][config]") {
@@ -210,7 +211,9 @@ expect = "violated"
   REQUIRE(t.names ==
           std::vector<std::string>{"gaussian_composition (eps, delta)", "listed", "classic"});
   CHECK(t.kinds == std::vector<std::string>{"conversion", "claim", "claim"});
-  CHECK(t.expect_violated == std::vector<bool>{false, false, true});
+  CHECK(t.expect == std::vector<config::Expectation>{config::Expectation::kHolds,
+                                                     config::Expectation::kHolds,
+                                                     config::Expectation::kViolated});
   // gaussian_composition is alpha mu^2 / 2 with mu = 1: the conversion at the orders 2, 4, 8.
   const double log_delta = std::log(1e-5);
   double best = INFINITY;

@@ -19,11 +19,13 @@ namespace rdpaudit::bounds {
 
 /// A formula that does not compile.  what() names the bound, the formula (or which
 /// condition), the position (0-based character index) and the offending token, e.g.
-///   custom bound "mine": unknown name "foo" at position 6 in formula "alpha*foo+1"
+///   custom bound "mine": unknown name "foo" at position 6 in formula "alpha*foo+1"; the
+///   names a formula may use are alpha, eta, ...
 class FormulaError : public InputError {
  public:
+  /// `hint` is appended as is (e.g. "; the names a formula may use are ...").
   FormulaError(std::string bound, std::string where, std::string formula, int position,
-               std::string token, const std::string& problem);
+               std::string token, const std::string& problem, const std::string& hint = "");
 
   const std::string& bound() const { return bound_; }
   const std::string& where() const { return where_; }  ///< "formula" or "condition 2"
@@ -42,8 +44,8 @@ class FormulaError : public InputError {
 struct CustomBoundSpec {
   std::string name;     ///< must not clash with a built-in bound name
   std::string formula;  ///< upper bound on R_alpha
-  /// Each condition must evaluate to a nonzero value for the bound to apply; otherwise the
-  /// value is "not applicable" with the condition named as the reason.
+  /// Each condition must evaluate to a nonzero number (not NaN) for the bound to apply;
+  /// otherwise the value is "not applicable" with the condition named as the reason.
   std::vector<std::string> conditions{};
   std::string source = "custom formula";
 };
@@ -57,8 +59,8 @@ class CustomBound {
   const CustomBoundSpec& spec() const { return spec_; }
   const std::string& name() const { return spec_.name; }
 
-  /// Evaluates at one scenario and order.  Not applicable when a condition is 0 or the
-  /// formula gives NaN.  Thread-safe (each call uses its own parser).
+  /// Evaluates at one scenario and order.  Not applicable when a condition is 0 or NaN, or the
+  /// formula gives NaN (the reason names which).  Thread-safe (each call uses its own parser).
   BoundValue evaluate(const Params& p, double alpha) const;
 
   /// The names a formula may use, in the order listed above.

@@ -32,7 +32,13 @@ class Reader {
 
   bool has(const std::string& path) const;
   std::optional<double> number(const std::string& path);
+  /// A TOML integer (64 bits). A float is refused ("must be an integer"), except a whole one
+  /// in a swept list, which may mix 2 and 2.0.
   std::optional<long> integer(const std::string& path);
+  /// An integer in [lo, hi], checked in 64 bits before the caller narrows it (4294967297 is
+  /// refused, never wrapped to 1); `expected` is the message, e.g. "must be in [0, 10^5]".
+  std::optional<long> integer_in(const std::string& path, long lo, long hi,
+                                 const std::string& expected);
   std::optional<std::string> string(const std::string& path);
   std::optional<bool> boolean(const std::string& path);
   std::optional<std::vector<double>> vector(const std::string& path);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,8 +79,10 @@ struct SweepValue {
 struct CustomBoundText {
   std::string name;
   std::string formula;                  ///< upper bound on R_alpha over the scenario's names
-  std::vector<std::string> conditions;  ///< each must be nonzero for the bound to apply
-  bool expect_violated = false;         ///< expect = "violated" (default "holds")
+  std::vector<std::string> conditions;  ///< each must be nonzero (and not NaN) for it to apply
+  /// Its own `expect`, when written; otherwise the bounds.expect_* lists decide (default
+  /// "holds"). A written expect that contradicts a list is refused when the file is read.
+  std::optional<Expectation> expect;
 };
 
 /// The [bounds] table: orders, overrides of the constants derived from the loss and data,
@@ -91,9 +94,10 @@ struct BoundsSpec {
   std::vector<CustomBoundText> custom;
   /// Bounds the audit holds against the estimates: empty = every built-in and custom bound.
   std::vector<std::string> audit;
-  /// Built-in bounds expected to be found violated (bounds.expect_violated); all others are
-  /// expected to hold. Custom bounds say it with their own `expect` key.
-  std::vector<std::string> expect_violated;
+  /// Bounds expected to be found violated (bounds.expect_violated), or valid (exact) in every
+  /// applicable cell (bounds.expect_valid_exact); all others are expected to hold. A custom
+  /// bound may say it with its own `expect` key instead.
+  std::vector<std::string> expect_violated, expect_valid_exact;
   /// A bound below the exact R_alpha's quadrature bracket is violated without sampling
   /// error; false audits the samples alone (bounds.exact_verdicts), as studies of the
   /// statistical verdict need.
@@ -126,7 +130,7 @@ struct ClaimText {
   std::string name;
   std::vector<double> epsilons;  ///< one per profile.deltas (profile.claims[i].epsilon)
   std::string formula;           ///< or a muparser formula in delta and the scenario's names
-  bool expect_violated = false;  ///< expect = "violated" (default "holds")
+  Expectation expect = Expectation::kHolds;  ///< its `expect` (default "holds")
 };
 
 /// The [profile] table: privacy-profile estimates and (eps, delta) claims. Off unless the

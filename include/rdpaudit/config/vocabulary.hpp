@@ -32,6 +32,15 @@ enum class Adjacency {
   kAddRemove,   ///< D' = D with one record added or removed
 };
 
+/// What an audited bound or claim is expected to be found (a custom bound's or claim's
+/// `expect`, bounds.expect_violated, bounds.expect_valid_exact); `rdpaudit check` fails on
+/// any other outcome.
+enum class Expectation {
+  kHolds,       ///< "holds": any outcome that is not a violation (not rejected included)
+  kViolated,    ///< "violated": violated or violated (exact)
+  kValidExact,  ///< "valid_exact": valid (exact) in every applicable cell
+};
+
 /// The estimator methods of estimate.methods: one registry (name, role, preference) read by
 /// config, estimate, the audit and the commands.
 enum class Method {
@@ -71,10 +80,12 @@ using NameTable = std::vector<std::pair<std::string, Enum>>;
 const NameTable<LossKind>& loss_names();
 const NameTable<BatchScheme>& scheme_names();
 const NameTable<Adjacency>& adjacency_names();
+const NameTable<Expectation>& expectation_names();
 
 std::string to_string(LossKind v);
 std::string to_string(BatchScheme v);
 std::string to_string(Adjacency v);
+std::string to_string(Expectation v);
 std::string to_string(Method v);
 
 /// "a, b, c": every name of a table, for messages.
@@ -89,6 +100,7 @@ std::string name_list(const NameTable<Enum>& table) {
 LossKind parse_loss(std::string_view name, const std::string& key);
 BatchScheme parse_scheme(std::string_view name, const std::string& key);
 Adjacency parse_adjacency(std::string_view name, const std::string& key);
+Expectation parse_expectation(std::string_view name, const std::string& key);
 Method parse_method(std::string_view name, const std::string& key);
 
 }  // namespace rdpaudit::config

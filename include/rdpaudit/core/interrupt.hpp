@@ -6,12 +6,14 @@
 
 namespace rdpaudit {
 
-/// Removes `path` if SIGINT or SIGTERM arrives before forget_on_interrupt(); one path at a
-/// time (the results file of the run). Installs the handlers on first use.
-void remove_on_interrupt(const std::string& path);
+/// Removes `path` if SIGINT or SIGTERM arrives before forget_on_interrupt(slot); a few paths
+/// at a time (the results file of a run and its checkpoint, written while the results file is
+/// open). Returns the slot; -1 when every slot is taken (the path is then not removed).
+/// Installs the handlers on first use.
+int remove_on_interrupt(const std::string& path);
 
-/// The path is finished (renamed) or already removed: the signals end the process as usual.
-void forget_on_interrupt();
+/// The slot's path is finished (renamed) or already removed.
+void forget_on_interrupt(int slot);
 
 /// While a run can checkpoint: the first SIGINT or SIGTERM only sets stop_requested() (the
 /// counting loop stops at once, a checkpoint is written and the run ends with a message

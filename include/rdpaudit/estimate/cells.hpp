@@ -15,7 +15,7 @@
 
 namespace rdpaudit::estimate {
 
-/// Throws InputError naming `key` unless `edges` is non-empty, finite and strictly increasing.
+/// Throws InternalError naming `key` unless `edges` is non-empty, finite and strictly increasing.
 void check_edges(const std::vector<double>& edges, const std::string& key = "edges");
 
 using tally::cell_of;
@@ -68,7 +68,7 @@ struct Grouping {
 /// cells join one group until the group holds at least `min_count` samples of P and of P';
 /// a short remainder at the end joins the last group. Merging is a coarsening: it can only
 /// lower the population divergence (data processing), and it removes the empty cells that
-/// would make a plug-in infinite. Throws InputError for a bad order.
+/// would make a plug-in infinite. Throws InternalError for a bad order.
 Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& order,
                       std::uint64_t min_count);
 

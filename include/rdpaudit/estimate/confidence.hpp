@@ -18,7 +18,7 @@ struct Interval {
 /// Beta^-1(miss/2; k, n-k+1) (0 when k = 0), upper end Beta^-1(1-miss/2; k+1, n-k) (1 when
 /// k = n). Non-integer `successes` are accepted (used to forecast an interval from scaled
 /// counts); the ends are widened by a relative 1e-12 so that rounding never shrinks them.
-/// Throws InputError unless 0 <= successes <= trials, trials > 0 and 0 < miss < 1.
+/// Throws InternalError unless 0 <= successes <= trials, trials > 0 and 0 < miss < 1.
 Interval clopper_pearson(double successes, double trials, double miss);
 
 /// Result of min_renyi_over_boxes.

@@ -20,7 +20,7 @@ class RatioModel {
   virtual double score(const double* x) const = 0;
   virtual std::size_t dim() const = 0;
   virtual std::string name() const = 0;
-  /// Scores of every row (parallel). Throws InputError for a dimension mismatch.
+  /// Scores of every row (parallel). Throws InternalError for a dimension mismatch.
   std::vector<double> scores(const SampleView& x) const;
 };
 

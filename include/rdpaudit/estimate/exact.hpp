@@ -26,7 +26,7 @@ struct GaussianMixture {
   std::vector<double> scales;      ///< one positive factor per component; empty: all 1
 
   std::size_t components() const { return weights.size(); }
-  /// Throws InputError naming `key` for wrong sizes, negative or all-zero weights, non-finite
+  /// Throws InternalError naming `key` for wrong sizes, negative or all-zero weights, non-finite
   /// numbers, non-positive scales or a covariance that is not symmetric positive definite.
   void check(const std::string& key) const;
 };
@@ -60,7 +60,7 @@ struct ExactOptions {
 /// R_alpha of two discrete laws and never negative. [lower, upper] = value -+ |value on the
 /// grid - value on the grid of twice the step| (a conservative numerical error bracket).
 /// Requires one base covariance common to P and P' (components may scale it: `scales`);
-/// throws InputError otherwise, or for dim > 2.
+/// throws InternalError otherwise, or for dim > 2.
 std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixture& q,
                                   const std::vector<double>& alphas,
                                   const ExactOptions& options = {},

@@ -22,7 +22,7 @@ struct ExactProfileOptions {
 };
 
 /// delta(eps) of (p, q) for eps >= 0: p and q 1-D mixtures with one base variance (throws
-/// InputError otherwise).
+/// InternalError otherwise).
 double exact_delta(const GaussianMixture& p, const GaussianMixture& q, double epsilon,
                    const ExactProfileOptions& options = {});
 

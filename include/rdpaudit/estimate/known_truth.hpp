@@ -38,7 +38,7 @@ struct QuadraticLossSetting {
 /// epoch and T = K m steps, the update theta <- a theta + eta lambda xbar_B + s z is affine:
 ///   theta_K = a^T theta0 + sum_t a^(T-1-t) (eta lambda xbar_{B_t} + s z_t),
 /// so given j the mean shifts by (eta S_g / b) sum_k a^(T-1-(k m + j)) and the variance is
-/// s^2 sum_{t<T} a^(2t) under both. Throws InputError for invalid settings (n / b not an
+/// s^2 sum_{t<T} a^(2t) under both. Throws InternalError for invalid settings (n / b not an
 /// integer >= 2, non-positive step or noise, a outside (0, 1)).
 struct MixturePair {
   GaussianMixture p;  ///< law of theta_K under D

@@ -27,7 +27,7 @@ struct Whitened {
   Eigen::MatrixXd u;  ///< components x dim
 };
 
-/// Checks p and q (throws InputError: dimensions 1 or 2, one base covariance) and returns the
+/// Checks p and q (throws InternalError: dimensions 1 or 2, one base covariance) and returns the
 /// Cholesky factor L of that covariance.
 Eigen::MatrixXd common_cholesky(const GaussianMixture& p, const GaussianMixture& q,
                                 const ExactOptions& options);

@@ -50,7 +50,7 @@ struct ProfileCounts {
 std::vector<std::size_t> profile_cut_edges(const ScoreSelection& selection);
 
 /// The family of `selection` with the counts of P and P' in its counted cells
-/// (tally::ScoreCells::counts, selection.edges). Throws InputError for counts of other cells.
+/// (tally::ScoreCells::counts, selection.edges). Throws InternalError for counts of other cells.
 ProfileCounts profile_counts(const ScoreSelection& selection,
                              const std::vector<std::uint64_t>& counts_p,
                              const std::vector<std::uint64_t>& counts_q);

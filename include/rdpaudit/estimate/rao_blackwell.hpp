@@ -40,7 +40,7 @@ struct RaoBlackwellOptions {
 /// jackknife bias exceeds max_bias_ratio standard errors (the order's tilted mass sits on
 /// patterns too rare for K draws: the value is then typically far too low). The grid is
 /// limited to quadrature.max_points / groups points (the group densities are kept).
-/// Throws InputError for unequal component counts, groups < 2 or a level outside (0, 1),
+/// Throws InternalError for unequal component counts, groups < 2 or a level outside (0, 1),
 /// and as exact_renyi.
 std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const GaussianMixture& q,
                                           const std::vector<double>& alphas,

@@ -83,14 +83,14 @@ struct RigorousResult {
   std::vector<ContrastCertificate> contrasts;
 };
 
-/// Throws InputError (keys prefixed `key`) unless every position has a selection and an
+/// Throws InternalError (keys prefixed `key`) unless every position has a selection and an
 /// evaluation count and the positions are non-decreasing.
 void check_ordered_cells(const OrderedCells& cells, const std::string& key);
 
 /// The rigorous lower bound (see the file comment). `value` is the plug-in of the evaluation
 /// frequencies on the partition that gives the largest bound (an empty cell counts 1/2), `lower`
 /// the bound, `upper` = +infinity (one-sided). Uninformative (with the reason) where the bound
-/// is 0. Throws InputError for inconsistent cells.
+/// is 0. Throws InternalError for inconsistent cells.
 RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
                                     const RigorousOptions& options = {},
                                     const std::string& method = "rigorous-cp");

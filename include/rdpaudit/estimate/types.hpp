@@ -42,10 +42,10 @@ Estimate uninformative(double alpha, int direction, std::string method, std::str
 
 /// The orders 1.1, 1.2, ..., 10.9 (step 0.1) and 11, 12, ..., 64 (Google dp_accounting's
 /// default orders up to 63, which stop there, plus 64), merged with `extra` (sorted, duplicates
-/// removed). Throws InputError for an extra order that is not a finite number > 1.
+/// removed). Throws InternalError for an extra order that is not a finite number > 1.
 std::vector<double> default_alpha_grid(const std::vector<double>& extra = {});
 
-/// Throws InputError naming `key` unless `alphas` is non-empty and every order is finite and
+/// Throws InternalError naming `key` unless `alphas` is non-empty and every order is finite and
 /// > 1 (the estimators here are for orders above 1, where p^alpha q^(1-alpha) is jointly
 /// convex and increasing in p, decreasing in q).
 void check_alphas(const std::vector<double>& alphas, const std::string& key = "alphas");
@@ -80,7 +80,7 @@ struct CellCounts {
   std::size_t size() const { return p.size(); }
   std::uint64_t total_p() const;
   std::uint64_t total_q() const;
-  /// Throws InputError unless p and q have the same, non-zero number of cells.
+  /// Throws InternalError unless p and q have the same, non-zero number of cells.
   void check(const std::string& key = "counts") const;
 };
 

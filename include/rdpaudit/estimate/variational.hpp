@@ -71,7 +71,7 @@ double contrast_lower_bound(const ContrastCertificate& c, double miss);
 /// level options.confidence (each order and direction at (1 - confidence) / (2 |alphas|)).
 /// Result: method `method`, one estimate per order and direction (value: the plug-in of (H)
 /// on the evaluation split at the chosen g; lower: the bound; upper = +infinity), and the
-/// certificates in `contrasts`. Throws InputError for inconsistent cells or options.
+/// certificates in `contrasts`. Throws InternalError for inconsistent cells or options.
 RigorousResult variational_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
                                        const VariationalOptions& options = {},
                                        const std::string& method = "rigorous-bernstein");

@@ -16,8 +16,16 @@ namespace rdpaudit::io {
 inline constexpr const char* kFileType = "rdpaudit-results";
 /// Major: readers refuse other majors (layout changes). Minor: additions only.
 inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and statistical apart
-inline constexpr int kFormatMinor =
-    2;  // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells; 2.2: generator
+// 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells; 2.2: generator;
+// 2.3: scenario groups padded to the width of the largest index, expect "valid_exact".
+inline constexpr int kFormatMinor = 3;
+
+/// The group of scenario `index` among `count` (/scenarios/<name>): zero-padded to the width
+/// of the largest index, at least 4 digits ("0007"; "00007" among more than 10^4 scenarios),
+/// so that the names sort as the numbers do. Files of format 2.2 and before: {:04d} whatever
+/// the count (their names sort wrongly above 10^4 scenarios).
+std::string scenario_group_name(std::int64_t index, std::int64_t count,
+                                std::int64_t format_minor = kFormatMinor);
 
 struct RunInfo {
   std::string command_line;
@@ -44,6 +52,7 @@ class ResultsWriter {
   AtomicFile file_;
   Group scenarios_;
   std::int64_t trajectories_;
+  std::int64_t scenario_count_;
 };
 
 /// Compiler and library versions, as recorded in every results file.

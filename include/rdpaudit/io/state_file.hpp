@@ -3,8 +3,10 @@
 // moment sums of the trajectories counted so far (tally/flat.hpp), with what identifies the
 // run that produced them, so that states are only ever added to the same run's.
 // Layout (HDF5): root attributes (filetype "rdpaudit-state", state_format, kind, identity,
-// look), one group per scenario "0000", ... with attributes cells (the binning's
-// fingerprint), next_d, next_dprime, and datasets {D,Dprime}_ints and {D,Dprime}_raw.
+// look, counts_sha256), one group per scenario "0000", ... with attributes cells (the
+// binning's fingerprint), next_d, next_dprime, and datasets {D,Dprime}_ints and
+// {D,Dprime}_raw. counts_sha256 is the SHA-256 of the counts and of what identifies them
+// (counts_checksum): a file changed after it was written is refused, never resumed or merged.
 #pragma once
 
 #include <array>
@@ -18,7 +20,7 @@
 
 namespace rdpaudit::io {
 
-inline constexpr std::int64_t kStateFormat = 1;
+inline constexpr std::int64_t kStateFormat = 2;  // 2: counts_sha256
 
 /// What must agree before two counting states may be added or continued.
 struct RunIdentity {
@@ -48,10 +50,16 @@ struct RunState {
   std::vector<ScenarioState> scenarios;
 };
 
-/// Written to `path`.tmp and renamed: a reader never sees half a state.
+/// SHA-256 over the kind, the run's seed, experiment text digest, trajectories, part, look and
+/// every scenario's cells fingerprint, positions and counts (the bytes of ints and raw).
+std::string counts_checksum(const RunState& state);
+
+/// Written to `path`.tmp and renamed after a verified close: a reader never sees half a state.
 void write_state(const std::string& path, const RunState& state);
 
-/// Throws InputError naming the path when it is missing or not a state file of this format.
+/// Throws InputError naming the path, and saying to start again or delete it, when it is
+/// missing, damaged, not a state file of this format, or its counts do not match their
+/// checksum.
 RunState read_state(const std::string& path);
 
 }  // namespace rdpaudit::io

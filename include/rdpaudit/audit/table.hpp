@@ -1,0 +1,42 @@
+// The audited statements of one scenario, one table per quantity: the Renyi bounds at the
+// audited orders (stored as bounds/ in the results), and the (eps, delta) claims at the
+// audited deltas (claims/). One shape for both: rows (bounds or claims) x orders.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rdpaudit/audit/cell.hpp"
+#include "rdpaudit/config/scenario.hpp"
+
+namespace rdpaudit::audit {
+
+/// What a table's orders are: Renyi orders alpha, or the deltas of (eps, delta) claims.
+enum class Quantity { kRenyi, kEpsilonDelta };
+
+/// values is names x orders, row-major; NaN where a row does not apply (reasons says why).
+struct AuditTable {
+  Quantity quantity = Quantity::kRenyi;
+  std::vector<double> orders;  ///< alphas (Renyi) or deltas (claims)
+  std::vector<std::string> names, kinds, sources, reasons;
+  std::vector<Expectation> expect;
+  std::vector<double> values;
+  double value(std::size_t row, std::size_t order) const {
+    return values[row * orders.size() + order];
+  }
+};
+using BoundTable = AuditTable;
+using ClaimTable = AuditTable;
+
+/// The bounds named in bounds.audit (default: every built-in and custom bound) at bounds.alphas
+/// (default: bounds::default_table_alphas()).
+BoundTable audited_bounds(const config::Scenario& s);
+
+/// The (eps, delta) claims of one scenario at profile.deltas ([profile] on): first each
+/// audited Renyi bound's consequence (profile.conversions; Canonne, Kamath & Steinke 2020,
+/// Proposition 12, minimised over the bound's audited orders: valid at any order, so a valid
+/// Renyi bound's conversion is a valid claim), then the user's claims. values is names x
+/// deltas (the claimed eps); NaN where a claim does not apply.
+ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi);
+
+}  // namespace rdpaudit::audit

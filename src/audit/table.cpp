@@ -1,0 +1,89 @@
+#include "rdpaudit/audit/table.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/bounds/conversion.hpp"
+#include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/expectations.hpp"
+#include "rdpaudit/config/profile.hpp"
+
+namespace rdpaudit::audit {
+
+BoundTable audited_bounds(const config::Scenario& s) {
+  BoundTable t;
+  t.quantity = Quantity::kRenyi;
+  t.orders = s.bounds.alphas.empty() ? bounds::default_table_alphas() : s.bounds.alphas;
+  const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  const std::vector<bounds::BoundValue> values = bounds::evaluate_scenario(sb, t.orders);
+  const auto& audit = s.bounds.audit;
+  const std::size_t a_count = t.orders.size();
+  for (std::size_t i = 0; i < values.size(); i += a_count) {
+    const bounds::BoundValue& first = values[i];
+    if (!audit.empty() && std::find(audit.begin(), audit.end(), first.name) == audit.end())
+      continue;
+    t.names.push_back(first.name);
+    t.kinds.emplace_back(bounds::kind_name(first.kind));
+    t.sources.push_back(first.source);
+    t.expect.push_back(config::expectation_of(s.bounds, first.name));
+    std::string reason;
+    for (std::size_t k = 0; k < a_count; ++k) {
+      const bounds::BoundValue& v = values[i + k];
+      t.values.push_back(v.applicable() ? *v.value : kNaN);
+      if (!v.applicable() && reason.empty()) reason = v.not_applicable;
+    }
+    t.reasons.push_back(reason);
+  }
+  return t;
+}
+
+ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
+  ClaimTable t;
+  t.quantity = Quantity::kEpsilonDelta;
+  const config::ProfileSpec& spec = s.profile;
+  if (!spec.enabled) return t;
+  t.orders = spec.deltas;
+  const auto expected = [&](const std::string& name) {
+    return std::find(spec.expect_violated.begin(), spec.expect_violated.end(), name) !=
+                   spec.expect_violated.end()
+               ? Expectation::kViolated
+               : Expectation::kHolds;
+  };
+  for (std::size_t b = 0; spec.conversions && b < renyi.names.size(); ++b) {
+    // Orders where the bound applies; a negative value (itself violated exactly) is no
+    // Renyi bound to convert.
+    std::vector<double> alphas, rdp;
+    for (std::size_t a = 0; a < renyi.orders.size(); ++a) {
+      const double v = renyi.value(b, a);
+      if (v >= 0.0) alphas.push_back(renyi.orders[a]), rdp.push_back(v);
+    }
+    t.names.push_back(config::conversion_name(renyi.names[b]));
+    t.kinds.emplace_back("conversion");
+    t.sources.push_back("Canonne, Kamath & Steinke 2020, Prop. 12, of " + renyi.names[b]);
+    t.expect.push_back(expected(t.names.back()));
+    t.reasons.push_back(alphas.empty() ? "the Renyi bound applies at no audited order (" +
+                                             renyi.reasons[b] + ")"
+                                       : std::string());
+    for (double delta : t.orders) {
+      t.values.push_back(alphas.empty() ? kNaN
+                                        : bounds::epsilon_improved(alphas, rdp, delta).epsilon);
+    }
+  }
+  const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  for (const config::ClaimText& c : spec.claims) {
+    t.names.push_back(c.name);
+    t.kinds.emplace_back("claim");
+    t.sources.push_back(c.formula.empty() ? "claimed eps at each delta" : "formula " + c.formula);
+    t.expect.push_back(c.expect);
+    t.reasons.emplace_back();
+    std::unique_ptr<bounds::ClaimFormula> f;
+    if (!c.formula.empty()) f = std::make_unique<bounds::ClaimFormula>(c.name, c.formula);
+    for (std::size_t d = 0; d < t.orders.size(); ++d)
+      t.values.push_back(f ? f->evaluate(sb.params, t.orders[d]) : c.epsilons[d]);
+  }
+  return t;
+}
+
+}  // namespace rdpaudit::audit

@@ -1,0 +1,51 @@
+// The checked HDF5 calls behind io/hdf5.hpp, shared by its two files (groups and datasets in
+// hdf5.cpp, whole files in hdf5_file.cpp). Private to io/.
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+
+#include "rdpaudit/io/hdf5.hpp"
+
+namespace rdpaudit::io::detail {
+
+/// A file whose close failed stays open inside HDF5, which must then not be ended.
+void note_unclosed();
+bool unclosed();
+
+/// The innermost entry of HDF5's error stack: the system call's error when one failed.
+std::string hdf5_reason();
+
+/// Throws ResourceError (writing: the object, the temporary, the final path and the reason)
+/// or, without a file, InternalError.
+[[noreturn]] void fail_write(const FileInfo* file, const std::string& what);
+/// Throws InputError naming the file and the object (reading: a damaged file).
+[[noreturn]] void fail_read(const FileInfo* file, const std::string& object,
+                            const std::string& what);
+/// `id` when valid; else fail_read or fail_write, as the file is read or written.
+hid_t check(hid_t id, const FileInfo* file, const std::string& object, const std::string& what);
+void check_status(herr_t status, const FileInfo* file, const std::string& object,
+                  const std::string& what);
+
+/// Closes an HDF5 identifier with the right function at scope exit (errors ignored: a
+/// failure path); close() closes it now and reports an error.
+struct Handle {
+  hid_t id;
+  herr_t (*closer)(hid_t);
+  ~Handle() {
+    if (id >= 0) closer(id);
+  }
+  void close(const FileInfo* file, const std::string& object, const std::string& what) {
+    const hid_t mine = id;
+    id = -1;
+    check_status(closer(mine), file, object, what);
+  }
+};
+
+/// Whether the link `name` of `loc` is a group (false for a dataset, or a broken link).
+bool is_group(hid_t loc, const std::string& name);
+hid_t string_type();
+hid_t fixed_string_type(std::size_t width);
+
+}  // namespace rdpaudit::io::detail

@@ -1,0 +1,191 @@
+// Whole HDF5 files: written to a temporary and renamed after a verified close (AtomicFile),
+// opened read-only (ReadOnlyFile); the output name's limit; the library's start and end.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "hdf5_detail.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
+#include "rdpaudit/io/hdf5.hpp"
+
+namespace rdpaudit::io {
+
+using detail::check;
+using detail::check_status;
+using detail::fail_write;
+using detail::Handle;
+using detail::hdf5_reason;
+
+namespace {
+
+// Reads back what was written: the file opens, its size on disk covers HDF5's end of
+// allocation (a short write leaves it shorter), and every object header can be read.
+void verify_written(const FileInfo& info) {
+  const hid_t f = H5Fopen(info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) fail_write(&info, "read the closed file back");
+  Handle file{f, H5Fclose};
+  hsize_t size = 0;
+  haddr_t eoa = 0;
+  check_status(H5Fget_filesize(f, &size), &info, "/", "read the size of the closed file");
+  check_status(H5Fget_eoa(f, &eoa), &info, "/", "read the end of allocation of the closed file");
+  if (size < eoa) {
+    throw ResourceError(fmt::format(
+        "cannot write the {} {}: it holds {} bytes of the {} HDF5 wrote (a full disk or a file "
+        "size limit?); nothing was written at {}",
+        info.kind, info.path, size, eoa, info.final_path));
+  }
+#if H5_VERSION_GE(1, 12, 0)
+  const auto visit = [](hid_t, const char*, const H5O_info2_t*, void*) -> herr_t { return 0; };
+  const herr_t visited =
+      H5Ovisit3(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit, nullptr, H5O_INFO_BASIC);
+#else
+  const auto visit = [](hid_t, const char*, const H5O_info_t*, void*) -> herr_t { return 0; };
+  const herr_t visited =
+      H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit, nullptr, H5O_INFO_BASIC);
+#endif
+  check_status(visited, &info, "/", "read the closed file's objects back");
+  file.close(&info, "/", "close the file read back");
+}
+
+// Flushes a file (or directory) to the disk; false when the system refuses.
+bool sync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0 || errno == EINVAL;  // some file systems cannot sync dirs
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(const std::string& path, const std::string& kind) {
+  info_.path = path + ".tmp";
+  info_.final_path = path;
+  info_.kind = kind;
+  info_.writing = true;
+  check_output_name(path, kind);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
+  // A strong close degree: H5Fclose closes every object still open, so a failed write
+  // leaves nothing for the library to flush (or crash on) when the process ends.
+  Handle fapl{check(H5Pcreate(H5P_FILE_ACCESS), &info_, "/", "create file properties"), H5Pclose};
+  check_status(H5Pset_fclose_degree(fapl.id, H5F_CLOSE_STRONG), &info_, "/",
+               "set the close degree");
+  file_ = H5Fcreate(info_.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id);
+  if (file_ < 0) {
+    throw ResourceError(fmt::format("cannot create the {} {}: {}", kind, info_.path,
+                                    errno ? std::strerror(errno) : hdf5_reason()));
+  }
+  interrupt_slot_ = remove_on_interrupt(info_.path);
+  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), &info_, "/", "open the root group"),
+                &info_, "/");
+}
+
+AtomicFile::~AtomicFile() {
+  root_ = Group();
+  if (file_ >= 0 && H5Fclose(file_) < 0) detail::note_unclosed();
+  if (!committed_) std::remove(info_.path.c_str());
+  forget_on_interrupt(interrupt_slot_);
+}
+
+void AtomicFile::commit() {
+  root_.close();
+  // Every group and dataset must be closed (and its errors seen) before the file is: one
+  // still open would be closed by H5Fclose without a word.
+  const ssize_t open = H5Fget_obj_count(file_, H5F_OBJ_ALL | H5F_OBJ_LOCAL);
+  if (open != 1)
+    throw InternalError(
+        fmt::format("AtomicFile::commit: {} objects of {} still open", open - 1, info_.path));
+  const hid_t f = file_;
+  file_ = -1;
+  if (H5Fclose(f) < 0) {
+    detail::note_unclosed();
+    fail_write(&info_, "close the file");
+  }
+  verify_written(info_);
+  if (!sync_path(info_.path, false)) {
+    throw ResourceError(
+        fmt::format("cannot write the {} {}: the disk refused to flush it ({}); "
+                    "nothing was written at {}",
+                    info_.kind, info_.path, std::strerror(errno), info_.final_path));
+  }
+  if (std::rename(info_.path.c_str(), info_.final_path.c_str()) != 0) {
+    throw ResourceError(fmt::format("cannot rename {} to {}: {}", info_.path, info_.final_path,
+                                    std::strerror(errno)));
+  }
+  committed_ = true;
+  forget_on_interrupt(interrupt_slot_);
+  interrupt_slot_ = -1;
+  const auto dir = std::filesystem::path(info_.final_path).parent_path();
+  sync_path(dir.empty() ? "." : dir.string(), true);  // the rename itself, best effort
+}
+
+ReadOnlyFile::ReadOnlyFile(const std::string& path, const std::string& kind) {
+  info_.path = path;
+  info_.kind = kind;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(kind, path, "does not exist (or is not a file)");
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw InputError(kind, path, "is not an HDF5 file (damaged, truncated, or another format)");
+  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0)
+    throw InputError(kind, path,
+                     "cannot be opened as HDF5 (damaged or truncated: " + hdf5_reason() + ")");
+  root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), &info_, "/", "open the root group"),
+                &info_, "/");
+}
+
+ReadOnlyFile::~ReadOnlyFile() {
+  root_ = Group();
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+void check_output_name(const std::string& path, const std::string& key) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
+  // The longest name rdpaudit makes from it: the checkpoint's temporary, <name>.ckpt.tmp.
+  constexpr std::size_t kSuffix = sizeof(".ckpt.tmp") - 1;
+  errno = 0;
+  long limit = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (limit <= 0) limit = NAME_MAX;
+  const std::size_t name = p.filename().string().size();
+  if (name + kSuffix > static_cast<std::size_t>(limit)) {
+    throw InputError(key, path.size() > 80 ? path.substr(0, 60) + "..." : path,
+                     fmt::format("its name has {} bytes; with the suffix .ckpt.tmp of the "
+                                 "checkpoint's temporary it must fit the file system's limit "
+                                 "of {} bytes (NAME_MAX): at most {} bytes",
+                                 name, limit, static_cast<std::size_t>(limit) - kSuffix));
+  }
+  if (path.size() + kSuffix >= PATH_MAX) {
+    throw InputError(key, path.substr(0, 60) + "...",
+                     fmt::format("the path has {} bytes; at most {} (PATH_MAX, with the suffix "
+                                 ".ckpt.tmp)",
+                                 path.size(), PATH_MAX - 1 - kSuffix));
+  }
+}
+
+void hdf5_start() {
+  H5dont_atexit();
+}
+
+void hdf5_finish() {
+  if (!detail::unclosed()) H5close();
+}
+
+std::string hdf5_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+}
+
+}  // namespace rdpaudit::io

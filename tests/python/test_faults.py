@@ -1,0 +1,179 @@
+"""Resource faults: a full disk and a memory limit end a command with status 2 and a message
+naming the file or what was being allocated, leave nothing at -o, and leave a file that was
+there before untouched.
+
+usage: /usr/bin/python3 test_faults.py RDPAUDIT SOURCE_DIR WORK_DIR
+
+- A file size limit (ulimit -f, RLIMIT_FSIZE with SIGXFSZ ignored so that writes fail with
+  EFBIG) while the results file and while a checkpoint is written: needs no privileges.
+- A full file system: a 2 MB tmpfs mounted where this user may (root in CI); skipped, with
+  the reason printed, where mounting is not allowed.
+- A memory limit (ulimit -v): validate refuses a run whose estimated needs exceed it, naming
+  tally.raw_samples; a run that passes validate and still runs out of memory exits 2 with
+  "out of memory while ...". Skipped under AddressSanitizer, which needs far more address
+  space than any such limit allows.
+- merge -o naming one of its parts, and an -o name too long for <out>.ckpt.tmp, are refused
+  before anything is written.
+"""
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
+cli, source, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+quickstart = open(os.path.join(source, "experiments", "quickstart.toml")).read()
+# The issue's big.toml: the quickstart with 10^5 trajectories, two epochs and 10^5 raw samples
+# (a 3.4 MB results file, 0.8 MB checkpoints).
+big = os.path.join(work, "big.toml")
+open(big, "w").write(quickstart.replace("trajectories = 200000", "trajectories = 100000")
+                     .replace("epochs = [1, 5, 20]", "epochs = [1, 2]")
+                     + "\n[tally]\nraw_samples = 100000\n")
+
+
+def limited(fsize=None, address_space=None):
+    """preexec_fn: the resource limits of the child (SIGXFSZ ignored: writes fail, EFBIG)."""
+    def apply():
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if address_space is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    return apply
+
+
+def run(args, **limits):
+    return subprocess.run([cli] + args, capture_output=True, text=True, timeout=300,
+                          preexec_fn=limited(**limits) if limits else None)
+
+
+def leaves_nothing(what, done, out, previous=None):
+    """Exit 2, one message naming `out`, no crash; nothing at out (or `previous` intact)."""
+    err = done.stderr.strip()
+    check(done.returncode == 2, f"{what}: exit {done.returncode}, expected 2 ({err[-300:]})")
+    check(os.path.basename(out) in err, f"{what}: the message names {out} ({err[-300:]})")
+    check(not os.path.exists(out + ".tmp"), f"{what}: no {out}.tmp left")
+    if previous is None:
+        check(not os.path.exists(out), f"{what}: nothing at {out}")
+    else:
+        check(os.path.exists(out) and open(out, "rb").read() == previous,
+              f"{what}: the file at {out} before is untouched")
+
+
+# ---------------------------------------------------------------- a file size limit
+out = os.path.join(work, "limited.h5")
+previous = b"a results file of an earlier run\n"
+open(out, "wb").write(previous)
+done = run(["run", big, "-o", out, "--threads", "2"], fsize=2 << 20)
+leaves_nothing("run under a 2 MB file size limit", done, out, previous)
+check("File too large" in done.stderr, f"the reason is given ({done.stderr.strip()[-200:]})")
+os.remove(out)
+done = run(["run", big, "-o", out, "--threads", "2"], fsize=2 << 20)
+leaves_nothing("run under a 2 MB file size limit, no file before", done, out)
+
+# A checkpoint that cannot be written: the run stops with status 2 naming it; the earlier
+# checkpoint (written while the limit allowed it) stays, and no results file is written.
+out = os.path.join(work, "limited_ckpt.h5")
+done = run(["run", big, "-o", out, "--threads", "1", "--checkpoint-every", "0.01"],
+           fsize=512 << 10)
+check(done.returncode == 2 and "checkpoint" in done.stderr and ".ckpt" in done.stderr,
+      f"checkpoint under a 512 kB limit: exit {done.returncode} ({done.stderr.strip()[-300:]})")
+check(not os.path.exists(out) and not os.path.exists(out + ".tmp")
+      and not os.path.exists(out + ".ckpt.tmp"), "checkpoint failure: no results, no .tmp")
+
+# ---------------------------------------------------------------- a full file system
+mount = os.path.join(work, "small")
+os.makedirs(mount)
+mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount],
+                         capture_output=True, text=True) if shutil.which("mount") else None
+if mounted is None or mounted.returncode != 0:
+    reason = "no mount command" if mounted is None else mounted.stderr.strip()[:200]
+    print(f"SKIPPED: full file system (a 2 MB tmpfs cannot be mounted here: {reason})")
+else:
+    try:
+        out = os.path.join(mount, "x.h5")
+        open(out, "wb").write(previous)
+        done = run(["run", big, "-o", out, "--threads", "2"])
+        leaves_nothing("run on a full 2 MB tmpfs", done, out, previous)
+        check("No space left on device" in done.stderr,
+              f"the reason is given ({done.stderr.strip()[-200:]})")
+        out = os.path.join(mount, "y.h5")
+        done = run(["run", big, "-o", out, "--threads", "1", "--checkpoint-every", "0.01"])
+        check(done.returncode == 2 and "checkpoint" in done.stderr,
+              f"checkpoint on a full tmpfs: exit {done.returncode} ({done.stderr[-300:]})")
+        check(not os.path.exists(out) and not any(n.endswith(".tmp") for n in os.listdir(mount)),
+              "checkpoint on a full tmpfs: no results, no .tmp")
+    finally:
+        subprocess.run(["umount", mount])
+
+# ---------------------------------------------------------------- a memory limit
+asan = b"__asan_init" in open(cli, "rb").read()
+if asan:
+    print("SKIPPED: memory limit (an AddressSanitizer build reserves more address space than "
+          "any ulimit -v the test could set)")
+else:
+    cfg = os.path.join(work, "memory.toml")
+    open(cfg, "w").write("""
+[experiment]
+seed = 1
+trajectories = 2000000
+[model]
+loss = "quadratic"
+dim = 8
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 10
+sensitivity = 1.0
+[training]
+scheme = "full_batch"
+eta = 0.1
+steps = 1
+[noise]
+step_std = 1.0
+[tally]
+raw_samples = 2000000
+[estimate]
+pilot = 20000
+bootstrap = 0
+""")
+    # The raw samples alone (2 x 2e6 x 8 doubles = 0.256 GB) exceed 250 MB: refused.
+    done = run(["validate", cfg], address_space=250 << 20)
+    check(done.returncode == 2 and "tally.raw_samples = 2000000" in done.stderr
+          and "more than the" in done.stderr,
+          f"validate under 250 MB: exit {done.returncode} ({done.stderr.strip()[-300:]})")
+    # At 300 MB the estimate fits, the run does not: out of memory, named, nothing written.
+    out = os.path.join(work, "memory.h5")
+    open(out, "wb").write(previous)
+    done = run(["run", cfg, "-o", out, "--threads", "1"], address_space=300 << 20)
+    check(done.returncode == 2 and "out of memory while running `rdpaudit run` (scenario 1/1)"
+          in done.stderr, f"run under 300 MB: exit {done.returncode} ({done.stderr[-300:]})")
+    check(open(out, "rb").read() == previous and not os.path.exists(out + ".tmp"),
+          "run under 300 MB: the file at -o before is untouched, no .tmp")
+
+# ---------------------------------------------------------------- refused before writing
+parts = []
+for i in (1, 2):
+    p = os.path.join(work, f"part{i}.h5")
+    done = run(["run", os.path.join(source, "experiments", "quickstart.toml"), "-o", p,
+                "--trajectories", "4000", "--part", f"{i}/2", "--threads", "1"])
+    check(done.returncode == 0, f"part {i}/2: exit {done.returncode} ({done.stderr[-200:]})")
+    parts.append(p)
+kept = open(parts[0], "rb").read()
+done = run(["merge", parts[0], parts[1], "-o", parts[0]])
+check(done.returncode == 2 and "is one of the part files merged" in done.stderr
+      and open(parts[0], "rb").read() == kept, f"merge -o naming a part: exit "
+      f"{done.returncode} ({done.stderr.strip()[-200:]}); the part is untouched")
+long_name = os.path.join(work, "x" * 250 + ".h5")
+done = run(["run", os.path.join(source, "experiments", "quickstart.toml"), "-o", long_name])
+check(done.returncode == 2 and "NAME_MAX" in done.stderr and done.stdout == "",
+      f"-o beyond NAME_MAX: exit {done.returncode} ({done.stderr.strip()[-200:]})")
+
+finish()
