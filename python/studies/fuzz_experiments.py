@@ -518,9 +518,12 @@ def write_report(path, args, results, seconds, command):
              "numbers scaled by 10^±3 … 10^±300, list elements replaced, lists of 100 or 5 000 "
              "elements, keys deleted, renamed, duplicated, moved to another table or added "
              "(documented keys with such values; custom bounds with assignments, unknown names, "
-             "division by zero), table headers deleted, and in about 8 % of the files odd "
-             "command-line options (`--seed 2^64−1`, `--scale 1e-9`, `--trajectories 2^63−1 "
-             "--scale 10`, `-o` naming a directory, …). `rdpaudit validate` runs on every file; "
+             "division by zero, conditions that give NaN; `[[profile.claims]]` with an empty, "
+             "NaN, negative or 1e101 epsilon or an odd formula or expectation), table headers "
+             "deleted, and in about 8 % of the files odd command-line options (`--seed 2^64−1`, "
+             "`--scale 1e-9`, `--trajectories 2^63−1 --scale 10`, `-o` naming a directory, "
+             "`--until-decided` with and without a budget, `--part 4/3`, `--resume` without a "
+             "checkpoint, …). `rdpaudit validate` runs on every file; "
              "when it accepts, `rdpaudit run --threads 1` runs too.", "",
              "## Outcomes", "",
              "| outcome | files | meaning |", "| --- | ---: | --- |"]
