@@ -56,10 +56,13 @@ def refused(what, done, path, extra=""):
 
 results = damage.results_variants(good, good_2d, work)
 for name, path in results.items():
-    for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
+    figures = os.path.join(work, f"plots_{name}")  # a folder of its own: nothing drawn
+    for command in (["check"], ["report"], ["plot", "--out", figures]):
         done = subprocess.run([cli, command[0], path] + command[1:], capture_output=True,
                               text=True, timeout=60)
         refused(f"{command[0]} on {name}", done, path)
+    drawn = os.listdir(figures) if os.path.isdir(figures) else []
+    check(not drawn, f"plot on {name}: no figure drawn from damaged data ({drawn[:3]})")
 
 # The good file itself passes all three.
 for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
