@@ -3,11 +3,9 @@
 #include "rdpaudit/sim/simulate.hpp"
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -15,7 +13,6 @@
 
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
-#include "rdpaudit/par/team.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "records.hpp"
@@ -29,10 +26,6 @@ using detail::records_of;
 using detail::with_runner;
 
 namespace {
-
-int thread_count(int requested) {
-  return requested > 0 ? requested : omp_get_max_threads();
-}
 
 void lower_to(std::atomic<std::int64_t>& value, std::int64_t candidate) {
   std::int64_t now = value.load(std::memory_order_relaxed);
@@ -69,11 +62,6 @@ template <class Runner>
 
 }  // namespace
 
-std::int64_t pilot_trajectories(const Scenario& s) {
-  return s.estimate.enabled ? std::max<std::int64_t>(s.pilot_trajectories, s.estimate.pilot)
-                            : s.pilot_trajectories;
-}
-
 std::int64_t chunk_size(std::int64_t trajectories) {
   // At most ~4096 chunks, at least 256 trajectories each: enough chunks to balance 2 to 64
   // threads, few enough that scheduling costs nothing. (The numbers do not depend on it:
@@ -106,10 +94,10 @@ Eigen::MatrixXd simulate_last_iterates(const Scenario& s, std::uint64_t seed, Da
   return out;
 }
 
-tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, const SimOptions& opt,
-                           Dataset dataset) {
-  const std::int64_t m = opt.trajectories;
-  const std::int64_t id0 = opt.first;  // trajectory ids id0 ... id0 + m - 1
+tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, std::uint64_t seed,
+                           Dataset dataset, TrajectoryIds ids, Progress* progress) {
+  const std::int64_t m = ids.count;
+  const std::int64_t id0 = ids.first;  // trajectory ids id0 ... id0 + m - 1
   const int d = s.dim;
   // Raw last iterates only where the file asks for them (tally.raw_samples), of the first
   // trajectories (ids below the cap): the estimators count every trajectory in the binning's
@@ -126,8 +114,8 @@ tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, con
   // binned; chunks past it are skipped, those before it still run, so the id reported does
   // not depend on the threads.
   std::atomic<std::int64_t> first_diverged{id0 + m};
-  with_runner(s, rec.view, order, opt.seed, dataset, [&](const auto& runner) {
-#pragma omp parallel num_threads(thread_count(opt.threads))
+  with_runner(s, rec.view, order, seed, dataset, [&](const auto& runner) {
+#pragma omp parallel
     {
       tally::Tally local(binning, 0);
 #pragma omp for schedule(dynamic, 1)
@@ -153,7 +141,7 @@ tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, con
               std::copy(theta, theta + d, result.raw.begin() + (j - id0) * d);
           }
         }
-        if (opt.progress) opt.progress->advance((end - begin) * s.steps);
+        if (progress) progress->advance((end - begin) * s.steps);
       }
       // Integer counts and exact moment sums: the merge order does not matter.
 #pragma omp critical(rdpaudit_merge_histograms)
@@ -166,67 +154,6 @@ tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, con
       report_divergence(s, runner, dataset, first_diverged.load());
   });
   return result;
-}
-
-namespace {
-
-// The pilot's last iterates, the same rows on every rank: with several MPI ranks each
-// simulates a contiguous share of the ids and the shares are gathered in rank order.
-Eigen::MatrixXd pilot_rows(const Scenario& s, std::uint64_t seed, Dataset dataset,
-                           std::int64_t rows) {
-  if (par::size() == 1) return simulate_last_iterates(s, seed, dataset, 0, rows);
-  const auto [begin, end] = par::share(0, rows, par::rank(), par::size());
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const RowMajor mine = simulate_last_iterates(s, seed, dataset, begin, end - begin);
-  const std::vector<double> all =
-      par::allgather(std::vector<double>(mine.data(), mine.data() + mine.size()));
-  return Eigen::Map<const RowMajor>(all.data(), rows, s.dim);
-}
-
-}  // namespace
-
-tally::Binning prepare_binning(const Scenario& s, const SimOptions& opt) {
-  const int threads = thread_count(opt.threads);
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
-  // One pilot on streams of its own places the plot histograms and, through opt.select, the
-  // estimators' score cells: independent of every counted trajectory.
-  const std::int64_t pilot = pilot_trajectories(s);
-  const Eigen::MatrixXd pilot_d = pilot_rows(s, opt.seed, kPilotD, pilot);
-  const Eigen::MatrixXd pilot_p = pilot_rows(s, opt.seed, kPilotDPrime, pilot);
-  omp_set_num_threads(saved);
-  const tally::Binning binning =
-      s.has_range
-          ? tally::binning_from_range(s.range_lo, s.range_hi, pilot_d, pilot_p, s.bins, s.bins_2d)
-          : tally::binning_from_pilot(pilot_d, pilot_p, s.bins, s.bins_2d);
-  tally::Binning counted = binning;
-  if (opt.select) opt.select(pilot_d, pilot_p, counted);
-  if (opt.progress) opt.progress->advance(2 * pilot * s.steps);
-  return counted;
-}
-
-ScenarioTallies count_scenario(const Scenario& s, const tally::Binning& binning,
-                               const SimOptions& opt) {
-  const auto start = std::chrono::steady_clock::now();
-  ScenarioTallies out;
-  out.d = count_dataset(s, binning, opt, kD);
-  out.dprime = count_dataset(s, binning, opt, kDPrime);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return out;
-}
-
-void add_tallies(ScenarioTallies& into, const ScenarioTallies& more) {
-  into.d.append(more.d);
-  into.dprime.append(more.dprime);
-  into.seconds += more.seconds;
-}
-
-ScenarioTallies simulate_scenario(const Scenario& s, const SimOptions& opt) {
-  const auto start = std::chrono::steady_clock::now();
-  const tally::Binning binning = prepare_binning(s, opt);
-  ScenarioTallies out = count_scenario(s, binning, opt);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return out;
 }
 
 }  // namespace rdpaudit::sim
