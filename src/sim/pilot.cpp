@@ -24,9 +24,10 @@ ScenarioTallies simulate_scenario(const config::Scenario& s, std::uint64_t seed,
                                   std::int64_t trajectories) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t pilot = pilot_trajectories(s);
-  const tally::Binning binning =
-      plot_binning(s, simulate_last_iterates(s, seed, kPilotD, 0, pilot),
-                   simulate_last_iterates(s, seed, kPilotDPrime, 0, pilot));
+  // D's pilot first, then D''s (statements, not arguments: the order a divergence is found in).
+  const Eigen::MatrixXd pilot_d = simulate_last_iterates(s, seed, kPilotD, 0, pilot);
+  const Eigen::MatrixXd pilot_dprime = simulate_last_iterates(s, seed, kPilotDPrime, 0, pilot);
+  const tally::Binning binning = plot_binning(s, pilot_d, pilot_dprime);
   ScenarioTallies out;
   out.d = count_dataset(s, binning, seed, kD, {0, trajectories});
   out.dprime = count_dataset(s, binning, seed, kDPrime, {0, trajectories});

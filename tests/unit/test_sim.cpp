@@ -86,8 +86,10 @@ pilot_trajectories = 500
 // The plot cells placed by the pilot of `seed`, as the scenario pass places them.
 tally::Binning plot_binning_of(const config::Scenario& s, std::uint64_t seed) {
   const std::int64_t pilot = sim::pilot_trajectories(s);
-  return sim::plot_binning(s, sim::simulate_last_iterates(s, seed, sim::kPilotD, 0, pilot),
-                           sim::simulate_last_iterates(s, seed, sim::kPilotDPrime, 0, pilot));
+  const Eigen::MatrixXd pilot_d = sim::simulate_last_iterates(s, seed, sim::kPilotD, 0, pilot);
+  const Eigen::MatrixXd pilot_dprime =
+      sim::simulate_last_iterates(s, seed, sim::kPilotDPrime, 0, pilot);
+  return sim::plot_binning(s, pilot_d, pilot_dprime);
 }
 
 void require_identical(const tally::Tally& a, const tally::Tally& b) {
