@@ -61,7 +61,7 @@ class TrajectoryRunner {
       // by key (BatchSchedule::next_subset_key), formed as sum_records forms it. Not with a
       // crafted record: its batches must say whether they hold it (store_sum does).
       const std::uint64_t keys = draws_.subset_keys;
-      if (s.scheme == config::BatchScheme::kSampleWithoutReplacement && keys > 0 &&
+      if (scheme_traits(s.scheme).subset_each_step && keys > 0 &&
           keys * Loss::d <= kMaxSubsetSums && data_.crafted_index < 0) {
         subset_sums_.resize(keys * Loss::d);
         std::vector<int> idx(static_cast<std::size_t>(s.batch_size));
