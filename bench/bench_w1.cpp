@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   const int threads =
       argc > 2 && std::atoi(argv[2]) > 0 ? std::atoi(argv[2]) : omp_get_max_threads();
   const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  omp_set_num_threads(threads);  // the simulator runs on the OpenMP default, as in `run`
 
   const auto spec = config::parse_experiment(kW1, "W1");
   const auto& s = spec.scenarios.at(0);
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) {
     const double c0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
-    const auto t = sim::simulate_scenario(s, {spec.seed, m, threads, nullptr});
+    const auto t = sim::simulate_scenario(s, spec.seed, m);
     sim_s.push_back(seconds_since(t0));
     sim_cpu.push_back(cpu_seconds() - c0);
     double ncpu = 0;

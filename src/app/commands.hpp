@@ -10,6 +10,7 @@
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/io/results.hpp"
+#include "scenario_pass.hpp"
 
 namespace rdpaudit::app {
 
@@ -74,7 +75,7 @@ struct Outcome {
 /// Writes every scenario, the audit and the outcome, commits the file, and prints the
 /// per-scenario summary table (run and merge).
 void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
-                   const std::vector<estimate::ScenarioRun>& runs,
+                   const std::vector<ScenarioRun>& runs,
                    const std::vector<audit::BoundTable>& bounds,
                    const std::vector<audit::ClaimTable>& claims, const audit::AuditResult& verdicts,
                    const Outcome& outcome);

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/par/team.hpp"
-#include "rdpaudit/sim/simulate.hpp"
 #include "rdpaudit/tally/flat.hpp"
 
 namespace rdpaudit::app {
@@ -22,10 +22,6 @@ double now_seconds() {
 // Slabs last about this long: an interrupt is answered within one, and a slab's fixed costs
 // (a tally per thread, the gather over ranks) stay negligible.
 constexpr double kSlabSeconds = 2.0;
-
-tally::Tally& side(estimate::ScenarioRun& run, int dataset) {
-  return dataset == 0 ? run.tallies.d : run.tallies.dprime;
-}
 
 }  // namespace
 
@@ -53,11 +49,10 @@ void Counting::restore(const io::RunState& state) {
   }
 }
 
-estimate::ScenarioRun& Counting::prepared(const config::Scenario& s, std::int64_t planned) {
+ScenarioRun& Counting::prepared(const config::Scenario& s, std::int64_t planned) {
   const auto i = static_cast<std::size_t>(s.index);
   if (prepared_[i]) return runs_[i];
-  runs_[i] = estimate::prepare_scenario(
-      s, sim::SimOptions{spec_.seed, planned, plan_.threads, progress_, {}, 0});
+  runs_[i] = choose_cells(s, spec_.seed, planned, progress_);
   if (par::any(stop_requested())) {  // interrupted during the pilot: stop before counting
     if (par::root()) write_checkpoint();
     throw Stopped{plan_.checkpoint};
@@ -101,34 +96,14 @@ void Counting::count_to(const config::Scenario& s, std::int64_t begin, std::int6
 
 void Counting::count_slab(const config::Scenario& s, int dataset, std::int64_t first,
                           std::int64_t n) {
-  const int ranks = par::size();
-  const auto [begin, end] = par::share(first, n, par::rank(), ranks);
   const double start = now_seconds();
-  estimate::ScenarioRun& run = runs_[static_cast<std::size_t>(s.index)];
-  const sim::SimOptions options{
-      spec_.seed, end - begin, plan_.threads, ranks == 1 ? progress_ : nullptr, {}, begin};
-  tally::Tally t =
-      sim::count_dataset(s, run.binning, options, dataset == 0 ? sim::kD : sim::kDPrime);
+  ScenarioRun& run = runs_[static_cast<std::size_t>(s.index)];
+  tally::Tally mine = count_share(s, spec_.seed, run, dataset, first, n, progress_);
   if (par::any(stop_requested())) {  // the slab is incomplete somewhere: drop it everywhere
     if (par::root()) write_checkpoint();
     throw Stopped{plan_.checkpoint};
   }
-  if (ranks == 1) {
-    side(run, dataset).append(t);
-  } else {
-    const tally::FlatTally flat = tally::flatten(t);
-    const auto ints = par::gather(flat.ints);
-    const auto raw = par::gather(flat.raw);
-    if (par::root()) {
-      for (int q = 0; q < ranks; ++q) {  // rank order: the raw rows stay in id order
-        side(run, dataset)
-            .append(
-                tally::unflatten(run.binning, tally::FlatTally{ints[static_cast<std::size_t>(q)],
-                                                               raw[static_cast<std::size_t>(q)]}));
-      }
-      if (progress_) progress_->advance(n * s.steps);
-    }
-  }
+  append_shares(s, run, dataset, std::move(mine), n, progress_);
   // The next slab lasts about kSlabSeconds (never less than half or more than four times
   // this one); rank 0's clock decides for every rank.
   const double took = std::max(1e-3, now_seconds() - start);

@@ -2,9 +2,9 @@
 // a split run (--part i/N), over the looks of a sequential audit, and over checkpoints.
 // Counts and moment sums are exact (tally/), so every split gives the numbers of one run.
 //
-// A scenario's trajectories are counted in slabs of consecutive ids, per dataset; each rank
-// counts a contiguous share of a slab and rank 0 appends the shares in rank order. Between
-// slabs rank 0 may write the checkpoint (every `checkpoint_every` seconds, and when an
+// A scenario's trajectories are counted in slabs of consecutive ids, per dataset, by step 3 of
+// the scenario pass (scenario_pass.hpp: each rank a share, appended on rank 0 in rank order).
+// Between slabs rank 0 may write the checkpoint (every `checkpoint_every` seconds, and when an
 // interrupt asks the run to stop).
 #pragma once
 
@@ -15,8 +15,8 @@
 
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/core/progress.hpp"
-#include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/io/state_file.hpp"
+#include "scenario_pass.hpp"
 
 namespace rdpaudit::app {
 
@@ -41,13 +41,14 @@ class Counting {
   int look() const { return look_; }
   void set_look(int look) { look_ = look; }
 
-  /// The pilot and cells of scenario s (once), for a first round of `planned` trajectories.
-  estimate::ScenarioRun& prepared(const config::Scenario& s, std::int64_t planned);
+  /// Steps 1-2 of the pass of scenario s (once): the pilot and the cells, for a first round of
+  /// `planned` trajectories; after a resume, the checkpoint's counts put into those cells.
+  ScenarioRun& prepared(const config::Scenario& s, std::int64_t planned);
   /// Counts ids up to `end` of both datasets of s, from where its counting stands (its part's
   /// first id when nothing is counted yet).
   void count_to(const config::Scenario& s, std::int64_t begin, std::int64_t end);
 
-  estimate::ScenarioRun& run(int scenario) { return runs_[static_cast<std::size_t>(scenario)]; }
+  ScenarioRun& run(int scenario) { return runs_[static_cast<std::size_t>(scenario)]; }
   /// The counting state of every scenario as it stands (rank 0).
   io::RunState state(const std::string& kind) const;
   void write_checkpoint();
@@ -63,7 +64,7 @@ class Counting {
   const config::ExperimentSpec& spec_;
   CountingPlan plan_;
   Progress* progress_;
-  std::vector<estimate::ScenarioRun> runs_;
+  std::vector<ScenarioRun> runs_;
   std::vector<bool> prepared_;
   std::vector<std::array<std::int64_t, 2>> next_;  ///< per scenario and dataset; -1: none yet
   std::vector<io::ScenarioState> restored_;        ///< counts waiting for their scenario's cells

@@ -96,13 +96,12 @@ int merge_command(const MergeArgs& args) {
 
   const double level = 1.0 - spec.scenarios.front().estimate.confidence;
   audit::Auditor auditor(level);
-  std::vector<estimate::ScenarioRun> runs;
+  std::vector<ScenarioRun> runs;
   std::vector<audit::BoundTable> bounds;
   std::vector<audit::ClaimTable> claims;
   for (const auto& s : spec.scenarios) {
     progress.set_label(fmt::format("pilot of scenario {}/{}", s.index + 1, spec.scenarios.size()));
-    estimate::ScenarioRun run = estimate::prepare_scenario(
-        s, sim::SimOptions{spec.seed, spec.trajectories, threads, &progress, {}, 0});
+    ScenarioRun run = choose_cells(s, spec.seed, spec.trajectories, &progress);
     const std::string cells = tally::fingerprint(run.binning);
     for (const auto& p : parts) {  // part order: the raw rows stay in id order
       const io::ScenarioState& x = p.scenarios[static_cast<std::size_t>(s.index)];
@@ -115,11 +114,9 @@ int merge_command(const MergeArgs& args) {
       run.tallies.d.append(tally::unflatten(run.binning, x.tally[0]));
       run.tallies.dprime.append(tally::unflatten(run.binning, x.tally[1]));
     }
-    estimate::estimate_run(s, run, spec.seed);
     bounds.push_back(audit::audited_bounds(s));
     claims.push_back(audit::audited_claims(s, bounds.back()));
-    auditor.add(s, bounds.back(), run.estimates, describe_point(s), spec.trajectories);
-    auditor.add_claims(s, claims.back(), run.estimates);
+    estimate_and_audit(s, spec.seed, run, bounds.back(), claims.back(), spec.trajectories, auditor);
     runs.push_back(std::move(run));
   }
   progress.finish();

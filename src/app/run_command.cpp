@@ -105,14 +105,14 @@ void collective(const std::function<void()>& f) {
   throw QuietExit{2};
 }
 
-// Before simulating: `-o` naming a directory used to fail only when the finished results were
-// renamed into place (issue 13, item 16). Creates the parent directories.
 int use_threads(int requested) {
   const int threads = requested > 0 ? requested : omp_get_max_threads();
   omp_set_num_threads(threads);
   return threads;
 }
 
+// Before simulating, so that `-o` naming a directory fails at once rather than when the
+// finished results are renamed into place. Creates the parent directories.
 void check_output_path(const std::string& out, bool from_option) {
   const std::string key = from_option ? "-o" : "results file (default from experiment.name)";
   namespace fs = std::filesystem;
@@ -260,16 +260,14 @@ int run_command(const RunArgs& args) {
     for (const auto& s : spec.scenarios) {
       progress.set_label(fmt::format("scenario {}/{}{}", s.index + 1, spec.scenarios.size(),
                                      rounds.size() > 1 ? fmt::format(", look {}", look) : ""));
-      // Two phases: the pilot chooses the estimators' cells (selection, once per scenario),
-      // then every trajectory is counted through them; a later look counts the next
-      // trajectories into the same cells.
-      estimate::ScenarioRun& run = counting.prepared(s, spec.trajectories);
+      // The scenario pass (scenario_pass.hpp): the pilot chooses the cells (once per
+      // scenario), every trajectory is counted through them, and a later look counts the
+      // next trajectories into the same cells before estimating and auditing again.
+      ScenarioRun& run = counting.prepared(s, spec.trajectories);
       counting.count_to(s, lo, part ? hi : n);
       if (part || !par::root()) continue;
-      estimate::estimate_run(s, run, spec.seed);
-      auditor.add(s, bounds[static_cast<std::size_t>(s.index)], run.estimates, describe_point(s),
-                  n);
-      auditor.add_claims(s, claims[static_cast<std::size_t>(s.index)], run.estimates);
+      const auto i = static_cast<std::size_t>(s.index);
+      estimate_and_audit(s, spec.seed, run, bounds[i], claims[i], n, auditor);
     }
     if (part) break;
     std::int64_t open = 0;
@@ -310,7 +308,7 @@ int run_command(const RunArgs& args) {
         out, args.part, args.parts, lo, hi - 1, threads, par::describe(), args.parts);
     return 0;
   }
-  std::vector<estimate::ScenarioRun> runs;
+  std::vector<ScenarioRun> runs;
   for (const auto& s : spec.scenarios) runs.push_back(std::move(counting.run(s.index)));
   write_results(*writer, spec, runs, bounds, claims, verdicts,
                 Outcome{rounds[static_cast<std::size_t>(look - 1)], look,
@@ -331,7 +329,7 @@ int run_command(const RunArgs& args) {
 }
 
 void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec,
-                   const std::vector<estimate::ScenarioRun>& runs,
+                   const std::vector<ScenarioRun>& runs,
                    const std::vector<audit::BoundTable>& bounds,
                    const std::vector<audit::ClaimTable>& claims, const audit::AuditResult& verdicts,
                    const Outcome& outcome) {
@@ -340,7 +338,7 @@ void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec
              "R_alpha at alpha = 2, 10, larger direction (> P||P', < P'||P): exact | plug-in | "
              "lower bound");
   for (const auto& s : spec.scenarios) {
-    const estimate::ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
+    const ScenarioRun& run = runs[static_cast<std::size_t>(s.index)];
     writer.add_scenario(s, run.tallies, run.estimates, bounds[static_cast<std::size_t>(s.index)],
                         &claims[static_cast<std::size_t>(s.index)]);
     const auto cell = [](const tally::Tally& x) {

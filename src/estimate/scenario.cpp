@@ -1,7 +1,5 @@
 #include "rdpaudit/estimate/scenario.hpp"
 
-#include <chrono>
-
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
@@ -49,43 +47,6 @@ Selection select_scenario(const config::Scenario& s, const Eigen::MatrixXd& pilo
                                   static_cast<std::uint64_t>(trajectories), selection_options(s));
   for (const ScoreSelection& x : sel.scores) binning.scores.push_back(x.counting_cells());
   return sel;
-}
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
-void estimate_run(const config::Scenario& s, ScenarioRun& run, std::uint64_t seed) {
-  const auto start = std::chrono::steady_clock::now();
-  run.estimates = estimate_scenario(s, run.selection, run.tallies, seed);
-  run.estimates.seconds = seconds_since(start);
-}
-
-ScenarioRun prepare_scenario(const config::Scenario& s, sim::SimOptions options) {
-  ScenarioRun run;
-  options.select = [&](const Eigen::MatrixXd& pd, const Eigen::MatrixXd& pp,
-                       tally::Binning& binning) {
-    run.selection = select_scenario(s, pd, pp, options.trajectories, binning);
-  };
-  const auto start = std::chrono::steady_clock::now();
-  run.binning = sim::prepare_binning(s, options);
-  run.tallies.d = tally::Tally(run.binning, 0);
-  run.tallies.dprime = tally::Tally(run.binning, 0);
-  run.tallies.seconds = seconds_since(start);
-  return run;
-}
-
-ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options) {
-  const auto start = std::chrono::steady_clock::now();
-  ScenarioRun run = prepare_scenario(s, options);
-  run.tallies = sim::count_scenario(s, run.binning, options);
-  run.tallies.seconds = seconds_since(start);  // pilot and counting
-  estimate_run(s, run, options.seed);
-  return run;
 }
 
 namespace {

@@ -30,10 +30,9 @@ __attribute__((target("avx2"))) inline __m256d u53_to_double(__m256i u) {
 }
 
 // Four words per iteration. The table entries ({scale, accept}, 16 bytes) come from four
-// 128-bit loads rather than gathers (gathers: 1.34 against 1.01 ns per normal in a benchmark
-// of 32-normal runs on this CPU, docs/rng.md): entries 0 and 2 in one register, 1 and 3 in the
-// other, so that unpacking the low and high halves gives the scales and the bounds in word
-// order.
+// 128-bit loads rather than gathers (slower per normal, docs/rng.md): entries 0 and 2 in one
+// register, 1 and 3 in the other, so that unpacking the low and high halves gives the scales
+// and the bounds in word order.
 __attribute__((target("avx2"))) std::uint64_t fast_values_avx2(const std::uint64_t* words,
                                                                unsigned n, double* out) {
   const auto* table = reinterpret_cast<const char*>(kZigSignedLayer.data());

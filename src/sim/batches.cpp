@@ -17,7 +17,7 @@ using config::BatchScheme;
 std::vector<int> fixed_order(const config::Scenario& s) {
   std::vector<int> order(s.n());
   std::iota(order.begin(), order.end(), 0);
-  if (s.scheme == BatchScheme::kFixedOrder) {
+  if (scheme_traits(s.scheme).differing_placed) {
     std::swap(order[s.data.differing_index],
               order[static_cast<long>(s.differing_batch) * s.batch_size]);
   }
@@ -32,11 +32,6 @@ std::vector<std::uint64_t> falling_bounds(int n, int count) {
   std::vector<std::uint64_t> bounds;
   for (int k = 0; k < count; ++k) bounds.push_back(static_cast<std::uint64_t>(n - k));
   return bounds;
-}
-
-bool draws_by_distinguished(BatchScheme scheme) {
-  return scheme == BatchScheme::kShufflePartition || scheme == BatchScheme::kShuffleEachEpoch ||
-         scheme == BatchScheme::kSampleWithoutReplacement;
 }
 
 // The radices of a shuffle's draws: Fisher-Yates, j_i uniform in [0, i] for i = n-1..1
@@ -66,7 +61,7 @@ const bool kFastPdep = [] {
 
 std::vector<std::uint64_t> subset_bounds(const config::Scenario& s, int chunk, bool distinguished) {
   std::vector<std::uint64_t> bounds;
-  if (s.scheme != BatchScheme::kSampleWithoutReplacement || distinguished) return bounds;
+  if (!scheme_traits(s.scheme).subset_each_step || distinguished) return bounds;
   const std::uint64_t ranks = BatchSchedule::subset_ranks(s.n(), s.batch_size);
   for (int step = 0; step < chunk; ++step) {
     if (ranks > 0) {
@@ -177,14 +172,14 @@ std::optional<std::vector<int>> distinguished_records(const double* x, const int
 BatchDraws::BatchDraws(const config::Scenario& s) : BatchDraws(s, false, {}) {}
 
 BatchDraws::BatchDraws(const config::Scenario& s, std::vector<int> records)
-    : BatchDraws(s, draws_by_distinguished(s.scheme), std::move(records)) {}
+    : BatchDraws(s, scheme_traits(s.scheme).by_distinguished, std::move(records)) {}
 
 BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist)
     : by_distinguished(by),
       distinguished(by ? std::move(dist) : std::vector<int>{}),
       shuffle(shuffle_bounds(s, by, static_cast<int>(distinguished.size()))),
       subset_keys(
-          s.scheme != BatchScheme::kSampleWithoutReplacement ? 0
+          !scheme_traits(s.scheme).subset_each_step ? 0
           : by ? std::uint32_t{1} << distinguished.size()
                : static_cast<std::uint32_t>(BatchSchedule::subset_ranks(s.n(), s.batch_size))),
       subset(subset_bounds(s, BatchSchedule::kSubsetChunk, by)) {
@@ -201,7 +196,7 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
       background.push_back(i);
     }
   }
-  if (s.scheme != BatchScheme::kSampleWithoutReplacement) return;
+  if (!scheme_traits(s.scheme).subset_each_step) return;
   // One byte, the first digit of U, per draw of kSelectionRun steps (a multiple of 8).
   const int count = static_cast<int>(distinguished.size());
   selection.words = BatchSchedule::kSelectionRun * count / 8;
@@ -245,13 +240,13 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
                              std::unique_ptr<const BatchDraws> own, const BatchDraws* shared,
                              rng::Stream& stream)
     : scheme_(s.scheme),
+      traits_(scheme_traits(s.scheme)),
       n_(s.n()),
       b_(s.batch_size),
       per_epoch_(s.steps_per_epoch),
       q_(s.sampling_rate),
       log1m_q_(std::log1p(-s.sampling_rate)),
-      inv_norm_(s.scheme == BatchScheme::kPoisson ? 1.0 / (s.sampling_rate * s.n())
-                                                  : 1.0 / s.batch_size),
+      inv_norm_(traits_.poisson ? 1.0 / (s.sampling_rate * s.n()) : 1.0 / s.batch_size),
       stream_(stream),
       fixed_order_(fixed),
       order_(fixed),
@@ -260,7 +255,7 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       subset_keys_(draws_->subset_keys),
       offsets_(static_cast<std::size_t>(
           std::max({s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
-  if (scheme_ == BatchScheme::kSampleWithoutReplacement) {
+  if (traits_.subset_each_step) {
     subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
     if (draws_->by_distinguished) run_keys_.resize(kSelectionRun);
   }
@@ -276,13 +271,12 @@ void BatchSchedule::restart() {
   subset_step_ = kSubsetChunk;
   run_next_ = kSelectionRun;
   order_.assign(fixed_order_.begin(), fixed_order_.end());   // keeps the capacity
-  if (scheme_ == BatchScheme::kShufflePartition) shuffle();  // one partition for all epochs
-  if (scheme_ == BatchScheme::kPoisson) order_.resize(n_);
+  if (traits_.shuffled_once) shuffle();  // one partition for all epochs
+  if (traits_.poisson) order_.resize(n_);
 }
 
 bool BatchSchedule::is_partition() const {
-  return scheme_ == BatchScheme::kFixedOrder || scheme_ == BatchScheme::kShufflePartition ||
-         scheme_ == BatchScheme::kShuffleEachEpoch || scheme_ == BatchScheme::kFullBatch;
+  return traits_.partition;
 }
 
 void BatchSchedule::shuffle() {
@@ -346,7 +340,7 @@ void BatchSchedule::build_order() const {
 }
 
 void BatchSchedule::start_epochs(BatchSchedule* schedules, int count) {
-  if (count == 0 || schedules[0].scheme_ != BatchScheme::kShuffleEachEpoch) return;
+  if (count == 0 || !schedules[0].traits_.shuffled_each_epoch) return;
   const int n = schedules[0].n_;
   if (n > detail::kMaskRecords || !kFastPdep || schedules[0].draws_->by_distinguished) {
     for (int w = 0; w < count; ++w) schedules[w].shuffle();

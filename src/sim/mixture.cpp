@@ -25,7 +25,7 @@ double curvature(const config::Scenario& s) {
 // schedule does not depend on the data): mean a_T(... a_1 m0 + c S_1 ...) + c S_T and
 // variance a_T^2(... a_1^2 s0^2 + s^2 ...) + s^2, with a_t = 1 - eta lambda |B_t| / N,
 // c = eta lambda / N and S_t the sum of the batch's records (the simulator's update,
-// simulate.cpp with QuadraticLoss::add_gradient_from_sum).
+// runner.hpp with QuadraticLoss::add_gradient_from_sum).
 struct PatternLaw {
   Eigen::VectorXd mean_d, mean_dprime;
   double variance = 0;

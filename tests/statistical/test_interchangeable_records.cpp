@@ -142,7 +142,7 @@ TEST_CASE("draws by distinguished records give the last iterate the law of the f
     const auto& s = spec.scenarios.at(0);
     REQUIRE(sim::batch_draws(s, sim::kD).distinguished.size() == 2);
     REQUIRE(sim::batch_draws(s, sim::kDPrime).distinguished.size() == 3);
-    const auto t = sim::simulate_scenario(s, {spec.seed, spec.trajectories, 0, nullptr});
+    const auto t = sim::simulate_scenario(s, spec.seed, spec.trajectories);
     REQUIRE(t.d.raw.size() == 1000000);
     INFO("scheme " << scheme << " under D");
     check_against_closed_form(t.d.raw, truth(p, p.x, scheme));

@@ -79,7 +79,7 @@ pilot_trajectories = 1000
                                              "poisson.toml");
   const auto& s = spec.scenarios.at(0);
   REQUIRE(s.steps == 2);
-  const auto t = sim::simulate_scenario(s, {spec.seed, spec.trajectories, 0, nullptr});
+  const auto t = sim::simulate_scenario(s, spec.seed, spec.trajectories);
   std::string why;
   const auto mix = sim::quadratic_last_iterate_mixture(s, 77, 5000, why);
   REQUIRE(mix.has_value());

@@ -158,7 +158,7 @@ TEST_CASE("quadratic last iterate matches the closed-form mean and variance for 
   for (const auto& [name, scheme] : kSchemes) {
     const auto spec = config::parse_experiment(experiment(p, name), name + ".toml");
     const auto& s = spec.scenarios.at(0);
-    const auto t = sim::simulate_scenario(s, {spec.seed, spec.trajectories, 0, nullptr});
+    const auto t = sim::simulate_scenario(s, spec.seed, spec.trajectories);
     REQUIRE(t.d.raw.size() == 1000000);
     INFO("scheme " << name << " under D");
     check_against_closed_form(t.d.raw, closed_form(p, scheme, false));

@@ -7,8 +7,35 @@
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/sim/mixture.hpp"
+#include "rdpaudit/sim/simulate.hpp"
+#include "with_threads.hpp"
 
 using namespace rdpaudit;
+
+namespace {
+
+// The scenario pass of one process (src/app/scenario_pass.hpp), steps 1-4.
+struct Run {
+  estimate::Selection selection;
+  sim::ScenarioTallies tallies;
+  estimate::ScenarioEstimates estimates;
+};
+
+Run run_scenario(const config::Scenario& s, std::uint64_t seed, std::int64_t trajectories) {
+  const std::int64_t pilot = sim::pilot_trajectories(s);
+  const Eigen::MatrixXd pilot_d = sim::simulate_last_iterates(s, seed, sim::kPilotD, 0, pilot);
+  const Eigen::MatrixXd pilot_dprime =
+      sim::simulate_last_iterates(s, seed, sim::kPilotDPrime, 0, pilot);
+  tally::Binning binning = sim::plot_binning(s, pilot_d, pilot_dprime);
+  Run run;
+  run.selection = estimate::select_scenario(s, pilot_d, pilot_dprime, trajectories, binning);
+  run.tallies.d = sim::count_dataset(s, binning, seed, sim::kD, {0, trajectories});
+  run.tallies.dprime = sim::count_dataset(s, binning, seed, sim::kDPrime, {0, trajectories});
+  run.estimates = estimate::estimate_scenario(s, run.selection, run.tallies, seed);
+  return run;
+}
+
+}  // namespace
 
 TEST_CASE("a fixed-order quadratic scenario's estimates: exact value and a valid lower bound",
           "[estimate][scenario]") {
@@ -36,7 +63,7 @@ bootstrap = 0
 )",
                                              "t.toml");
   const auto& s = spec.scenarios.at(0);
-  const auto run = estimate::run_scenario(s, {spec.seed, spec.trajectories, 0, nullptr, {}});
+  const auto run = run_scenario(s, spec.seed, spec.trajectories);
   const auto& e = run.estimates;
 
   // Closed form: the differing record enters at the last step of every epoch (batch 4 of 5).
@@ -141,8 +168,10 @@ pilot = 5000
 )",
                                              "t.toml");
   const auto& s = spec.scenarios.at(0);
-  const auto one = estimate::run_scenario(s, {spec.seed, spec.trajectories, 1, nullptr, {}});
-  const auto two = estimate::run_scenario(s, {spec.seed, spec.trajectories, 2, nullptr, {}});
+  const auto one =
+      test::with_threads(1, [&] { return run_scenario(s, spec.seed, spec.trajectories); });
+  const auto two =
+      test::with_threads(2, [&] { return run_scenario(s, spec.seed, spec.trajectories); });
   REQUIRE(one.selection.scores.size() == 2);  // logistic and KDE ratios in 2-D
   for (std::size_t k = 0; k < one.tallies.d.scores.size(); ++k) {
     CHECK(one.tallies.d.scores[k].total() == 30000);  // every trajectory, not a sample of them

@@ -18,6 +18,7 @@
 #include "rdpaudit/sim/loss.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 #include "rdpaudit/tally/flat.hpp"
+#include "with_threads.hpp"
 
 using namespace rdpaudit;
 
@@ -82,6 +83,15 @@ raw_samples = 100
 pilot_trajectories = 500
 )";
 
+// The plot cells placed by the pilot of `seed`, as the scenario pass places them.
+tally::Binning plot_binning_of(const config::Scenario& s, std::uint64_t seed) {
+  const std::int64_t pilot = sim::pilot_trajectories(s);
+  const Eigen::MatrixXd pilot_d = sim::simulate_last_iterates(s, seed, sim::kPilotD, 0, pilot);
+  const Eigen::MatrixXd pilot_dprime =
+      sim::simulate_last_iterates(s, seed, sim::kPilotDPrime, 0, pilot);
+  return sim::plot_binning(s, pilot_d, pilot_dprime);
+}
+
 void require_identical(const tally::Tally& a, const tally::Tally& b) {
   REQUIRE(a.coordinate.size() == b.coordinate.size());
   for (std::size_t k = 0; k < a.coordinate.size(); ++k)
@@ -99,13 +109,13 @@ void require_identical(const tally::Tally& a, const tally::Tally& b) {
 TEST_CASE("one seed gives identical tallies at 1 and 2 threads", "[sim][determinism]") {
   for (const char* text : {kQuadratic2d, kLogisticPoisson}) {
     const auto s = scenario_of(text);
-    const auto one = sim::simulate_scenario(s, {3, 5000, 1, nullptr});
-    const auto two = sim::simulate_scenario(s, {3, 5000, 2, nullptr});
+    const auto one = test::with_threads(1, [&] { return sim::simulate_scenario(s, 3, 5000); });
+    const auto two = test::with_threads(2, [&] { return sim::simulate_scenario(s, 3, 5000); });
     require_identical(one.d, two.d);
     require_identical(one.dprime, two.dprime);
     CHECK(one.d.coordinate[0].total() == 5000);
     // ...and a different seed gives different numbers.
-    const auto other = sim::simulate_scenario(s, {4, 5000, 2, nullptr});
+    const auto other = sim::simulate_scenario(s, 4, 5000);
     CHECK(other.d.raw != one.d.raw);
   }
 }
@@ -185,7 +195,7 @@ TEST_CASE("unclipped logistic gradient equals a finite difference of the loss", 
 
 TEST_CASE("projected runs stay in the ball of diameter D", "[sim]") {
   const auto s = scenario_of(kLogisticPoisson);
-  const auto t = sim::simulate_scenario(s, {5, 3000, 2, nullptr});
+  const auto t = sim::simulate_scenario(s, 5, 3000);
   const int d = s.dim;
   for (std::size_t j = 0; j * d < t.d.raw.size(); ++j) {
     double sq = 0;
@@ -609,7 +619,7 @@ pilot_trajectories = 100
 
 std::string divergence_message(const config::Scenario& s, int threads) {
   try {
-    sim::simulate_scenario(s, {7, 300, threads, nullptr});
+    test::with_threads(threads, [&] { return sim::simulate_scenario(s, 7, 300); });
   } catch (const InputError& e) {
     return e.what();
   }
@@ -641,7 +651,7 @@ TEST_CASE("a run whose iterates overflow stops with trajectory, dataset, value a
 }
 
 TEST_CASE("a huge noise step never reaches the histograms", "[sim][divergence]") {
-  // Issue 13 item 11: step_std >= 5e307 overflowed the pilot's range, made the bin width
+  // step_std >= 5e307 once overflowed the pilot's range, made the bin width
   // infinite and the bin index negative, and Histogram1D::add wrote out of bounds.
   auto s = scenario_of(kDiverging);
   s.eta = 0.01;
@@ -686,16 +696,20 @@ TEST_CASE("plot cells never count outside their cells, whatever the range and va
 }
 
 TEST_CASE("counting ids in any split gives the tally of one pass", "[sim][tally][split]") {
-  // Issue 11: ranks, parts, looks and checkpoint slabs count contiguous shares of the ids and
+  // Ranks, parts, looks and checkpoint slabs count contiguous shares of the ids and
   // add them; counts are integers and moment sums exact, so every split gives the same bits.
   for (const char* text : {kQuadratic2d, kLogisticPoisson}) {
     const auto s = scenario_of(text);
-    const tally::Binning binning = sim::prepare_binning(s, {3, 3000, 2, nullptr});
-    const auto whole = sim::count_dataset(s, binning, {3, 3000, 2, nullptr, {}, 0}, sim::kD);
+    const tally::Binning binning = plot_binning_of(s, 3);
+    const auto whole = test::with_threads(2, [&] {
+      return sim::count_dataset(s, binning, 3, sim::kD, {0, 3000});
+    });
     tally::Tally pieces(binning, 0);
     for (auto [first, n] :
          {std::pair<std::int64_t, std::int64_t>{0, 17}, {17, 1200}, {1217, 1}, {1218, 1782}}) {
-      pieces.append(sim::count_dataset(s, binning, {3, n, 1, nullptr, {}, first}, sim::kD));
+      pieces.append(test::with_threads(1, [&] {
+        return sim::count_dataset(s, binning, 3, sim::kD, {first, n});
+      }));
     }
     const auto a = tally::flatten(whole), b = tally::flatten(pieces);
     CHECK(a.ints == b.ints);
@@ -711,8 +725,7 @@ TEST_CASE("counting ids in any split gives the tally of one pass", "[sim][tally]
     CHECK_THROWS_AS(tally::unflatten(binning, broken), std::invalid_argument);
     // The fingerprint names the cells: another pilot (seed) gives other cells.
     CHECK(tally::fingerprint(binning) == tally::fingerprint(whole.binning));
-    CHECK(tally::fingerprint(binning) !=
-          tally::fingerprint(sim::prepare_binning(s, {4, 3000, 2, nullptr})));
+    CHECK(tally::fingerprint(binning) != tally::fingerprint(plot_binning_of(s, 4)));
   }
 }
 

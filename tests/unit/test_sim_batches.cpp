@@ -230,7 +230,7 @@ TEST_CASE("sampling without replacement by rank: the tuple of each rank, uniform
     CHECK(tuples.size() == 120);
   }
   SECTION("the Figure 2 setting: 32 steps from 7 words, every ordered pair equally likely") {
-    // One word per step before (issue 12): the ranks of five steps share a word now.
+    // The ranks of five steps share one word (not one word per step).
     Schedule one("sample_without_replacement", 50, 2, 5);
     auto& batches = one.batches;
     std::map<std::vector<int>, long> counts;

@@ -1,8 +1,9 @@
-// Every estimate of one simulated scenario, in two phases: the selection phase chooses the
-// estimators' score cells on the pilot (select_scenario, called by the simulator between
-// the pilot and the counted trajectories), and estimate_scenario computes every estimate from
-// the counts (both directions, every order), plus the exact / Rao-Blackwell value where the
-// last iterate is a Gaussian mixture (quadratic loss, sim/mixture.hpp).
+// Every estimate of one simulated scenario, in two phases that the scenario pass (src/app/
+// scenario_pass.hpp) calls: the selection phase chooses the estimators' score cells on the
+// pilot (select_scenario, between the pilot and the counted trajectories), and
+// estimate_scenario computes every estimate from the counts (both directions, every order),
+// plus the exact / Rao-Blackwell value where the last iterate is a Gaussian mixture
+// (quadratic loss, sim/mixture.hpp).
 #pragma once
 
 #include <cstdint>
@@ -43,23 +44,5 @@ Selection select_scenario(const config::Scenario& s, const Eigen::MatrixXd& pilo
 /// Every estimate from the selection and the counted tallies (their score cells).
 ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& selection,
                                     const sim::ScenarioTallies& t, std::uint64_t seed);
-
-/// Both phases of one scenario: the pilot and its selection, every trajectory counted, then
-/// the estimates (options.select is set here; options.seed seeds everything).
-struct ScenarioRun {
-  Selection selection;
-  tally::Binning binning;  ///< the cells every trajectory of the scenario is counted into
-  sim::ScenarioTallies tallies;
-  ScenarioEstimates estimates;
-};
-ScenarioRun run_scenario(const config::Scenario& s, sim::SimOptions options);
-
-/// The selection phase alone: the pilot and the cells, tallies with zero counts. The counted
-/// size the cells are chosen for is options.trajectories (the run's first round, whatever
-/// share of it this process counts).
-ScenarioRun prepare_scenario(const config::Scenario& s, sim::SimOptions options);
-
-/// Every estimate from the run's selection and its tallies as they stand.
-void estimate_run(const config::Scenario& s, ScenarioRun& run, std::uint64_t seed);
 
 }  // namespace rdpaudit::estimate

@@ -16,6 +16,46 @@
 
 namespace rdpaudit::sim {
 
+/// How a batch scheme draws its batches, as the simulator's paths read it: one row per scheme
+/// in scheme_traits, the draw itself in BatchSchedule::next (one case per scheme). The scheme's
+/// name and steps per epoch are config's, the bounds it meets bounds'.
+struct SchemeTraits {
+  bool partition = false;  ///< an epoch's batches are consecutive blocks of one record order
+  bool differing_placed = false;     ///< that order puts the differing record in batch j0
+  bool shuffled_once = false;        ///< that order drawn once, for every epoch
+  bool shuffled_each_epoch = false;  ///< that order drawn again at the start of every epoch
+  bool subset_each_step = false;     ///< batch_size distinct records drawn afresh every step
+  bool poisson = false;  ///< every record in every step's batch with probability q; sum / (q n)
+  /// Where all records but a few copy one row, may draw only those few records' positions
+  /// (BatchDraws::by_distinguished).
+  bool by_distinguished = false;
+};
+
+constexpr SchemeTraits scheme_traits(config::BatchScheme scheme) {
+  SchemeTraits t;
+  switch (scheme) {
+    case config::BatchScheme::kFixedOrder:
+      t.partition = t.differing_placed = true;
+      break;
+    case config::BatchScheme::kShufflePartition:
+      t.partition = t.shuffled_once = t.by_distinguished = true;
+      break;
+    case config::BatchScheme::kShuffleEachEpoch:
+      t.partition = t.shuffled_each_epoch = t.by_distinguished = true;
+      break;
+    case config::BatchScheme::kSampleWithoutReplacement:
+      t.subset_each_step = t.by_distinguished = true;
+      break;
+    case config::BatchScheme::kPoisson:
+      t.poisson = true;
+      break;
+    case config::BatchScheme::kFullBatch:
+      t.partition = true;
+      break;
+  }
+  return t;
+}
+
 namespace detail {
 /// Shuffles of up to this many records keep the records not yet picked in one 64-bit mask.
 constexpr int kMaskRecords = 64;
@@ -137,9 +177,7 @@ class BatchSchedule {
   /// rank in the mixed radix (n, n-1, ..., n-b+1) (most significant first), picks the
   /// offset-th record, in ascending order, of those not picked before.
   static void subset_of_rank(int n, int b, std::uint32_t rank, int* out);
-  bool samples_without_replacement() const {
-    return scheme_ == config::BatchScheme::kSampleWithoutReplacement;
-  }
+  bool samples_without_replacement() const { return traits_.subset_each_step; }
 
   /// 1 / normaliser of the summed gradient: 1/b, or 1/(q n) for Poisson.
   double inverse_normaliser() const { return inv_norm_; }
@@ -155,7 +193,7 @@ class BatchSchedule {
   /// next(): draws the epoch's partition where the scheme redraws it (shuffle_each_epoch),
   /// with the same draws next() would make. Call at the start of every epoch.
   void start_epoch() {
-    if (scheme_ == config::BatchScheme::kShuffleEachEpoch) shuffle();
+    if (traits_.shuffled_each_epoch) shuffle();
   }
   /// start_epoch() of schedules[0..count) (of one scenario), the same draws; faster than
   /// one after the other (their shuffles are interleaved).
@@ -201,6 +239,7 @@ class BatchSchedule {
   void draw_subsets();
 
   config::BatchScheme scheme_;
+  SchemeTraits traits_;
   int n_, b_;
   long per_epoch_;
   long step_in_epoch_ = 0;

@@ -67,7 +67,7 @@ void add_gradient_by_sum(const Loss& loss, const double* theta, const DataView& 
 /// add_gradient at step t of a dataset with a crafted record, for losses whose gradient
 /// needs only the batch sum: the loss's gradient over the batch's other records (the crafted
 /// row is zeros, so the sum is theirs; its slot is not counted), then inv_norm * g_t where
-/// the batch holds it. The lane-minor path of simulate.cpp forms the same numbers.
+/// the batch holds it. The lane-minor path of runner.hpp forms the same numbers.
 template <int D, class Loss>
 void add_gradient_with_crafted(const Loss& loss, const double* theta, const DataView& data,
                                const int* idx, int count, long t, double inv_norm, double* g) {
