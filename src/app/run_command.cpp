@@ -181,6 +181,21 @@ io::RunState checkpoint_to_resume(const std::string& path, const io::RunIdentity
   return st;
 }
 
+// What a resume continues from: how many trajectories per dataset the checkpoint holds.
+std::string resumed_text(const io::RunState& st, const std::string& checkpoint) {
+  std::int64_t counted = 0, started = 0;
+  for (const auto& sc : st.scenarios) {  // ints[0] of a flat tally is its trajectory count
+    std::int64_t here = 0;
+    for (const auto& t : sc.tally) here += t.ints.empty() ? 0 : t.ints[0];
+    counted += here;
+    if (here > 0) ++started;
+  }
+  return fmt::format(
+      "rdpaudit: resuming from {}: {} trajectories already counted (both datasets, {} of {} "
+      "scenario(s) started, look {}); counting on from there",
+      checkpoint, counted, started, st.scenarios.size(), st.look);
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -205,6 +220,11 @@ int run_command(const RunArgs& args) {
                        : "results/" + spec.name + ".h5";
   collective([&] {
     if (par::root()) check_output_path(out, !args.output.empty());
+    std::error_code ec;  // the results would replace the experiment file being read
+    if (out == args.file || std::filesystem::equivalent(out, args.file, ec))
+      throw InputError(
+          "-o", out,
+          "names the experiment file being read, " + args.file + "; name a results file");
   });
   const int threads = use_threads(args.threads);
   const io::RunIdentity identity = identity_of(spec, args);
@@ -236,7 +256,10 @@ int run_command(const RunArgs& args) {
   CountingPlan plan{identity, checkpoint, args.checkpoint_every, threads};
   g_per_rank = true;
   Counting counting(spec, plan, &progress);
-  if (args.resume) counting.restore(resumed);
+  if (args.resume) {
+    counting.restore(resumed);
+    if (par::root()) std::fprintf(stderr, "%s\n", resumed_text(resumed, checkpoint).c_str());
+  }
   stop_gracefully_on_interrupt(true);
 
   // The family-wise level of the run (the rigorous bounds' confidence) is spent over the
@@ -348,6 +371,12 @@ void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec
                cell(run.tallies.d), cell(run.tallies.dprime), run.tallies.seconds,
                summary(run.estimates));
   }
+  fmt::print(
+      "exact: the exact value (~: a Rao-Blackwell estimate, not exact); plug-in: the first "
+      "score's histogram plug-in; lower bound: the largest rigorous lower confidence bound of any "
+      "score, each at the run's level on its own (check and report show the simultaneous, "
+      "Holm-adjusted one); n/i: not informative (the samples do not reach the order's tail); -: "
+      "not computed\n");
   writer.add_audit(verdicts);
   writer.add_outcome(outcome.counted, outcome.looks, outcome.looks_planned, outcome.level_per_look,
                      outcome.stop_reason);

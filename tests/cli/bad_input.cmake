@@ -74,3 +74,14 @@ execute_process(COMMAND ${CLI} validate ${WORK}/no_such_file.toml RESULT_VARIABL
 if(NOT rc EQUAL 2 OR NOT err MATCHES "cannot be opened")
   message(FATAL_ERROR "missing file: exit status ${rc}, message '${err}'")
 endif()
+# -o naming the experiment file itself: refused before anything is written, the file intact.
+set(self_cfg ${WORK}/self_output.toml)
+file(WRITE ${self_cfg} "${base}[noise]\nsigma = 1\n")
+file(SHA256 ${self_cfg} self_before)
+execute_process(COMMAND ${CLI} run ${self_cfg} -o ${self_cfg} RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+file(SHA256 ${self_cfg} self_after)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "names the experiment file being read"
+   OR NOT self_before STREQUAL self_after)
+  message(FATAL_ERROR "-o = the experiment file: exit status ${rc}, message '${err}'")
+endif()
