@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 
 namespace rdpaudit::app {
@@ -220,7 +221,7 @@ void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
 int bounds_command(const BoundsArgs& args) {
   config::Overrides evaluate_only;  // the bounds need no simulation: no run-only checks
   evaluate_only.simulated = false;
-  const auto spec = config::load_experiment(args.file, evaluate_only);
+  const auto spec = bounds::load_experiment(args.file, evaluate_only);
   if (args.csv) {
     print_csv(spec, args);
     return 0;
