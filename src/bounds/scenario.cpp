@@ -166,9 +166,4 @@ std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
   return out;
 }
 
-const std::vector<double>& default_table_alphas() {
-  static const std::vector<double> alphas = {2, 4, 8, 10, 15, 16, 32, 64};
-  return alphas;
-}
-
 }  // namespace rdpaudit::bounds

@@ -1,6 +1,7 @@
 #include <utility>
 
 #include "rdpaudit/config/expectations.hpp"
+#include "rdpaudit/config/orders.hpp"
 #include "rdpaudit/config/tables.hpp"
 #include "rdpaudit/core/error.hpp"
 
@@ -67,6 +68,8 @@ void read_bounds(Scenario& s, Reader& r) {
   if (auto alphas = read_orders(r, "bounds.alphas")) {
     if (alphas->empty()) r.fail("bounds.alphas", "needs at least one order");
     b.alphas = *alphas;
+  } else {
+    b.alphas = default_audited_orders();
   }
   const auto positive = [&](const char* key, double& out, bool allow_zero) {
     if (auto v = r.number(key)) {
