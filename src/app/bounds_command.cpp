@@ -11,6 +11,7 @@
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/traits.hpp"
 
 namespace rdpaudit::app {
 
@@ -81,7 +82,7 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
   const auto sb = bounds::bounds_of(s);
   const auto& p = sb.params;
   const std::string batch =
-      s.scheme == config::BatchScheme::kPoisson
+      config::scheme_info(s.scheme).sizing == config::BatchSizing::kExpected
           ? fmt::format("q = {:g} (q n = {:g})", s.sampling_rate, bounds::batch_normaliser(p))
           : fmt::format("b = {}", p.b);
   fmt::print(

@@ -4,6 +4,7 @@
 #include "rdpaudit/config/loss.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/config/tables.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -51,7 +52,8 @@ void read_noise(Scenario& s, Reader& r) {
                      "paper_noise_multiplier, blog_sigma, step_std");
   }
   s.sensitivity = pair_sensitivity(s);
-  const double b = s.scheme == BatchScheme::kPoisson ? s.sampling_rate * s.n() : s.batch_size;
+  const double b = scheme_info(s.scheme).sizing == BatchSizing::kExpected ? s.sampling_rate * s.n()
+                                                                          : s.batch_size;
   switch (s.noise_key) {
     case NoiseKey::kSigma:
       s.step_std = step_std_from_sigma(s.noise_value, s.eta);

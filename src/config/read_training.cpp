@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "rdpaudit/config/tables.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -12,17 +13,20 @@ void read_training(Scenario& s, Reader& r) {
   s.eta = r.require_number("training.eta", "step size eta > 0");
   if (!(s.eta > 0)) r.fail("training.eta", "must be > 0");
 
-  if (s.scheme == BatchScheme::kFullBatch) {
+  const SchemeInfo& scheme = scheme_info(s.scheme);
+  const std::string name = scheme.name;
+  if (scheme.sizing == BatchSizing::kWholeDataset) {
     const long b = r.integer("training.batch_size").value_or(n);
     if (b != n)
-      r.fail("training.batch_size", "must equal data.n = " + std::to_string(n) + " for full_batch");
+      r.fail("training.batch_size", "must equal data.n = " + std::to_string(n) + " for " + name);
     s.batch_size = n;
     s.steps_per_epoch = 1;
-  } else if (s.scheme == BatchScheme::kPoisson) {
+  } else if (scheme.sizing == BatchSizing::kExpected) {
     if (r.has("training.batch_size") == r.has("training.sampling_rate")) {
       r.fail(r.has("training.batch_size") ? "training.sampling_rate" : "training.batch_size",
              "give exactly one of training.batch_size (expected batch size) and "
-             "training.sampling_rate for scheme = \"poisson\"");
+             "training.sampling_rate for scheme = \"" +
+                 name + "\"");
     }
     if (auto q = r.number("training.sampling_rate")) {
       if (!(*q > 0 && *q <= 1)) r.fail("training.sampling_rate", "must be in (0, 1]");
@@ -57,7 +61,7 @@ void read_training(Scenario& s, Reader& r) {
     s.steps = t;
   }
 
-  if (s.scheme == BatchScheme::kFixedOrder) {
+  if (scheme.fixed_differing_batch) {
     const long natural = s.data.differing_index / s.batch_size;
     const long j0 = r.integer("training.differing_batch").value_or(natural);
     if (j0 < 0 || j0 >= s.steps_per_epoch) {
