@@ -9,7 +9,9 @@
 
 #include "commands.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/traits.hpp"
 
 namespace rdpaudit::app {
 
@@ -17,7 +19,7 @@ namespace {
 
 // The RDP -> (epsilon, delta) grid: Google dp_accounting's default orders (1.1 ... 10.9 in
 // steps of 0.1, 11 ... 63, 128, 256, 512, 1024), plus 64, the largest order of the
-// estimators' grid (estimate::default_alpha_grid).
+// estimators' grid (config::estimation_orders).
 std::vector<double> conversion_alphas() {
   std::vector<double> a;
   for (int i = 11; i <= 109; ++i) a.push_back(i / 10.0);
@@ -80,7 +82,7 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
   const auto sb = bounds::bounds_of(s);
   const auto& p = sb.params;
   const std::string batch =
-      s.scheme == config::BatchScheme::kPoisson
+      config::scheme_info(s.scheme).sizing == config::BatchSizing::kExpected
           ? fmt::format("q = {:g} (q n = {:g})", s.sampling_rate, bounds::batch_normaliser(p))
           : fmt::format("b = {}", p.b);
   fmt::print(
@@ -198,9 +200,7 @@ void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
     header += ",delta_mironov,alpha_delta_mironov,delta_improved,alpha_delta_improved";
   fmt::print("{}\n", header);
   for (const auto& s : spec.scenarios) {
-    const auto& alphas = !args.alphas.empty()       ? args.alphas
-                         : !s.bounds.alphas.empty() ? s.bounds.alphas
-                                                    : bounds::default_table_alphas();
+    const auto& alphas = !args.alphas.empty() ? args.alphas : s.bounds.alphas;
     const auto sb = bounds::bounds_of(s);
     const auto conv = conversions(sb, args);
     for (const auto& v : bounds::evaluate_scenario(sb, alphas)) {
@@ -220,7 +220,7 @@ void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
 int bounds_command(const BoundsArgs& args) {
   config::Overrides evaluate_only;  // the bounds need no simulation: no run-only checks
   evaluate_only.simulated = false;
-  const auto spec = config::load_experiment(args.file, evaluate_only);
+  const auto spec = bounds::load_experiment(args.file, evaluate_only);
   if (args.csv) {
     print_csv(spec, args);
     return 0;
@@ -237,9 +237,7 @@ int bounds_command(const BoundsArgs& args) {
     fmt::print("delta at epsilon = {:g}: minimised over {} (@: the order)\n", args.epsilon, grid);
   }
   for (const auto& s : spec.scenarios) {
-    const auto& alphas = !args.alphas.empty()       ? args.alphas
-                         : !s.bounds.alphas.empty() ? s.bounds.alphas
-                                                    : bounds::default_table_alphas();
+    const auto& alphas = !args.alphas.empty() ? args.alphas : s.bounds.alphas;
     print_scenario(s, alphas, args);
   }
   return 0;

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "counting.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -195,7 +196,7 @@ int run_main(int argc, char** argv) {
     }
     if (*validate) {
       const rdpaudit::Activity reading("reading the experiment file " + file);
-      print_scenarios(config::load_experiment(file));
+      print_scenarios(rdpaudit::bounds::load_experiment(file));
       fmt::print("ok\n");
       return 0;
     }

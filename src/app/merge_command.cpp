@@ -9,6 +9,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/progress.hpp"
 #include "rdpaudit/io/state_file.hpp"
@@ -69,7 +70,7 @@ int merge_command(const MergeArgs& args) {
   const std::vector<io::RunState> parts = read_parts(args.parts);
   const io::RunIdentity& id = parts.front().identity;
   const config::ExperimentSpec spec =
-      config::parse_experiment(id.config_text, id.config_path, id.overrides);
+      bounds::parse_experiment(id.config_text, id.config_path, id.overrides);
   if (spec.config_sha256 != id.config_sha256 || spec.seed != id.seed ||
       spec.trajectories != id.trajectories) {
     throw InputError("merge", args.parts.front(),

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "counting.hpp"
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
@@ -199,7 +200,7 @@ std::string resumed_text(const io::RunState& st, const std::string& checkpoint) 
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  const config::ExperimentSpec spec = config::load_experiment(args.file, args.overrides);
+  const config::ExperimentSpec spec = bounds::load_experiment(args.file, args.overrides);
   if (args.until_decided && args.max_trajectories < spec.trajectories) {
     throw InputError(
         "--max-trajectories", std::to_string(args.max_trajectories),

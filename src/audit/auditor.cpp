@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/config/vocabulary.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/profile.hpp"
@@ -98,7 +99,9 @@ std::vector<Auditor::Point> renyi_points(const config::Scenario& s, const BoundT
           pt.estimate_upper = e->upper;
         }
       }
-      if (const auto* e = find(est.estimates, "exact-quadrature", alpha, d); e && e->informative) {
+      if (const auto* e =
+              find(est.estimates, config::to_string(config::Row::kExactQuadrature), alpha, d);
+          e && e->informative) {
         pt.exact = e->value;
         if (s.bounds.exact_verdicts) {
           pt.exact_lower = e->lower;

@@ -15,7 +15,7 @@ namespace rdpaudit::audit {
 BoundTable audited_bounds(const config::Scenario& s) {
   BoundTable t;
   t.quantity = Quantity::kRenyi;
-  t.orders = s.bounds.alphas.empty() ? bounds::default_table_alphas() : s.bounds.alphas;
+  t.orders = s.bounds.alphas;
   const bounds::ScenarioBounds sb = bounds::bounds_of(s);
   const std::vector<bounds::BoundValue> values = bounds::evaluate_scenario(sb, t.orders);
   const auto& audit = s.bounds.audit;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "rdpaudit/config/noise.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::bounds {
@@ -87,8 +88,9 @@ void validate(const Params& p) {
   require_nonnegative("bounds.eps_norm", p.eps_norm, false);
   if (!std::isnan(p.feature_clip)) require_nonnegative("bounds.feature_clip", p.feature_clip, true);
   if (p.n < 1) throw InputError("bounds.n", std::to_string(p.n), "must be >= 1");
-  const bool poisson_rate = p.scheme == BatchScheme::kPoisson && !std::isnan(p.q);
-  if (!std::isnan(p.q) && p.scheme != BatchScheme::kPoisson) {
+  const bool expected = config::scheme_info(p.scheme).sizing == config::BatchSizing::kExpected;
+  const bool poisson_rate = expected && !std::isnan(p.q);
+  if (!std::isnan(p.q) && !expected) {
     throw InputError("bounds.q", num(p.q),
                      fmt::format("is for scheme poisson only (scheme {}: q = b/n)",
                                  config::to_string(p.scheme)));
@@ -111,9 +113,7 @@ void validate(const Params& p) {
     throw InputError("bounds.b", std::to_string(p.b),
                      fmt::format("must equal n = {} for scheme full_batch", p.n));
   }
-  const bool epochs =
-      p.scheme == BatchScheme::kFixedOrder || p.scheme == BatchScheme::kShufflePartition ||
-      p.scheme == BatchScheme::kShuffleEachEpoch || p.scheme == BatchScheme::kFullBatch;
+  const bool epochs = config::scheme_info(p.scheme).partitions_epochs;
   if (epochs && p.T != p.K * batches) {
     throw InputError("bounds.T", std::to_string(p.T),
                      fmt::format("must equal K * floor(n/b) = {} * {} = {} for scheme {}", p.K,
@@ -135,12 +135,14 @@ long batches_per_epoch(const Params& p) {
   return p.b > 0 ? p.n / p.b : 0;
 }
 double sampling_rate(const Params& p) {
-  if (p.scheme == BatchScheme::kPoisson && !std::isnan(p.q)) return p.q;
+  if (config::scheme_info(p.scheme).sizing == config::BatchSizing::kExpected && !std::isnan(p.q))
+    return p.q;
   return static_cast<double>(p.b) / static_cast<double>(p.n);
 }
 double batch_normaliser(const Params& p) {
   // The simulator divides a Poisson batch's sum by q*n (sim/batches.hpp), whole or not.
-  if (p.scheme == BatchScheme::kPoisson && !std::isnan(p.q)) return p.q * static_cast<double>(p.n);
+  if (config::scheme_info(p.scheme).sizing == config::BatchSizing::kExpected && !std::isnan(p.q))
+    return p.q * static_cast<double>(p.n);
   return static_cast<double>(p.b);
 }
 double step_sensitivity(const Params& p) {

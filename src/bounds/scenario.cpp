@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "rdpaudit/bounds/loss.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::bounds {
@@ -38,8 +39,7 @@ double data_radius(const config::Scenario& s) {
 }
 
 bool epoch_scheme(config::BatchScheme s) {
-  return s == config::BatchScheme::kFixedOrder || s == config::BatchScheme::kShufflePartition ||
-         s == config::BatchScheme::kShuffleEachEpoch || s == config::BatchScheme::kFullBatch;
+  return config::scheme_info(s).partitions_epochs;
 }
 
 // The crafted record (data.preset = "crafted_gradient") against its absence. A gradient g
@@ -82,7 +82,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   p.D = s.projection_diameter;
   p.n = s.n();
   p.b = s.batch_size;
-  if (s.scheme == config::BatchScheme::kPoisson) {
+  if (config::scheme_info(s.scheme).sizing == config::BatchSizing::kExpected) {
     // The simulated q, not b/n: the simulator draws each record with probability q and
     // divides the batch sum by q*n, which need not be whole (then b = 0: the bounds that
     // count batches of b records are not applicable).
@@ -164,11 +164,6 @@ std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
   for (const auto& info : bound_catalogue()) add(info.name, info.source, info.kind);
   for (const auto& c : sb.custom) add(c.name(), c.spec().source, Kind::kCustom);
   return out;
-}
-
-const std::vector<double>& default_table_alphas() {
-  static const std::vector<double> alphas = {2, 4, 8, 10, 15, 16, 32, 64};
-  return alphas;
 }
 
 }  // namespace rdpaudit::bounds

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/memory.hpp"
 
@@ -95,7 +96,8 @@ Growth iterate_growth(const Scenario& s) {
   double x = s.data.replacement.norm();  // largest record norm (data, gradient or features)
   for (int i = 0; i < s.n(); ++i) x = std::max(x, s.data.points.row(i).norm());
   // Poisson divides the batch sum by the expected size q n: up to 1/q times a mean.
-  const double poisson = s.scheme == BatchScheme::kPoisson ? 1.0 / s.sampling_rate : 1.0;
+  const double poisson =
+      scheme_info(s.scheme).sizing == BatchSizing::kExpected ? 1.0 / s.sampling_rate : 1.0;
   double gradient = 0;
   switch (s.loss) {
     case LossKind::kQuadratic:  // theta <- (1 - eta lambda) theta + eta lambda mean(x_B)
@@ -148,7 +150,8 @@ void check_resolution(const Scenario& s, Reader& r) {
   if (s.data.crafted)
     gradient = std::max(gradient, s.data.crafted_gradient.rowwise().norm().maxCoeff());
   // One record's share of one step: eta * gradient / b (Poisson: b = q n, the normaliser).
-  const double b = s.scheme == BatchScheme::kPoisson ? s.sampling_rate * s.n() : s.batch_size;
+  const double b = scheme_info(s.scheme).sizing == BatchSizing::kExpected ? s.sampling_rate * s.n()
+                                                                          : s.batch_size;
   const double step = s.eta * gradient / std::max(b, 1.0);
   if (!(step > kMaxResolution * s.step_std)) return;
   // Blame the larger of the two factors: the step size, or the data that sets the gradient.
@@ -174,7 +177,8 @@ void check_iterates(const Scenario& s, Reader& r) {
   if (std::isfinite(s.projection_diameter)) return;
   // Quadratic loss with Poisson sampling: the contraction 1 - eta lambda |B|/(qn) is random
   // per step; whether it diverges shows only in the simulation (sim/ detects it).
-  if (s.loss == LossKind::kQuadratic && s.scheme == BatchScheme::kPoisson) return;
+  if (s.loss == LossKind::kQuadratic && scheme_info(s.scheme).sizing == BatchSizing::kExpected)
+    return;
   const Growth g = iterate_growth(s);
   if (!(g.log10 > std::log10(kMaxMagnitude))) return;
   const std::string reach = fmt::format(

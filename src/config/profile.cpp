@@ -4,8 +4,6 @@
 
 #include <cmath>
 
-#include "rdpaudit/bounds/custom.hpp"
-#include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -107,7 +105,6 @@ void read_profile(Scenario& s, Reader& r) {
   p.conversions = r.boolean("profile.conversions").value_or(true);
 
   if (const toml::array* arr = r.table_array("profile.claims")) {
-    const bounds::ScenarioBounds sb = bounds::bounds_of(s);
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const auto* t = arr->get(i)->as_table();
       if (!t)
@@ -127,42 +124,12 @@ void read_profile(Scenario& s, Reader& r) {
             claim_key(i, "epsilon"), r.text(claim_key(i, "epsilon")),
             fmt::format("one claimed eps per profile.deltas ({} values)", p.deltas.size()));
       }
-      if (!c.formula.empty()) {
-        try {
-          const bounds::ClaimFormula f(c.name, c.formula);
-          for (double delta : p.deltas) {
-            const double eps = f.evaluate(sb.params, delta);
-            if (!std::isfinite(eps)) {
-              throw InputError(
-                  claim_key(i, "formula"), "\"" + c.formula + "\"",
-                  fmt::format("a finite eps at every delta; it gives {} at delta = "
-                              "{:g}{}",
-                              eps, delta, s.sweep_point.empty() ? "" : " in a swept scenario"));
-            }
-          }
-        } catch (const bounds::FormulaError& e) {
-          throw InputError(claim_key(i, "formula"), "\"" + c.formula + "\"",
-                           std::string("a formula of delta and the scenario's names: ") + e.what());
-        }
-      }
       p.claims.push_back(std::move(c));
     }
   }
-  if (auto names = r.strings("profile.expect_violated")) {
-    for (std::size_t i = 0; i < names->size(); ++i) {
-      bool known = false;
-      for (const auto& b : bounds::bound_catalogue())
-        known |= conversion_name(b.name) == (*names)[i];
-      for (const auto& b : s.bounds.custom) known |= conversion_name(b.name) == (*names)[i];
-      if (!known) {
-        throw InputError(r.display("profile.expect_violated") + "[" + std::to_string(i) + "]",
-                         "\"" + (*names)[i] + "\"",
-                         "the conversion of a bound, \"<bound> (eps, delta)\" (claims say it with "
-                         "their own expect)");
-      }
-    }
-    p.expect_violated = *names;
-  }
+  // Each name is the conversion of a bound: bounds::check_experiment checks it, and compiles
+  // and evaluates the claims' formulas.
+  if (auto names = r.strings("profile.expect_violated")) p.expect_violated = *names;
 }
 
 }  // namespace rdpaudit::config

@@ -1,5 +1,8 @@
 #include "rdpaudit/config/vocabulary.hpp"
 
+#include <stdexcept>
+
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -30,14 +33,32 @@ const NameTable<LossKind>& loss_names() {
   return table;
 }
 
+const std::vector<SchemeInfo>& scheme_registry() {
+  using S = BatchScheme;
+  using B = BatchSizing;
+  static const std::vector<SchemeInfo> registry = {
+      {S::kFixedOrder, "fixed_order", B::kGiven, true, true},
+      {S::kShufflePartition, "shuffle_partition", B::kGiven, true, false},
+      {S::kShuffleEachEpoch, "shuffle_each_epoch", B::kGiven, true, false},
+      {S::kSampleWithoutReplacement, "sample_without_replacement", B::kGiven, false, false},
+      {S::kPoisson, "poisson", B::kExpected, false, false},
+      {S::kFullBatch, "full_batch", B::kWholeDataset, true, false}};
+  return registry;
+}
+
+const SchemeInfo& scheme_info(BatchScheme scheme) {
+  for (const auto& info : scheme_registry()) {
+    if (info.scheme == scheme) return info;
+  }
+  throw InternalError("scheme_info: a batch scheme without a registry entry");
+}
+
 const NameTable<BatchScheme>& scheme_names() {
-  static const NameTable<BatchScheme> table = {
-      {"fixed_order", BatchScheme::kFixedOrder},
-      {"shuffle_partition", BatchScheme::kShufflePartition},
-      {"shuffle_each_epoch", BatchScheme::kShuffleEachEpoch},
-      {"sample_without_replacement", BatchScheme::kSampleWithoutReplacement},
-      {"poisson", BatchScheme::kPoisson},
-      {"full_batch", BatchScheme::kFullBatch}};
+  static const NameTable<BatchScheme> table = [] {
+    NameTable<BatchScheme> t;
+    for (const auto& info : scheme_registry()) t.emplace_back(info.name, info.scheme);
+    return t;
+  }();
   return table;
 }
 
@@ -68,14 +89,42 @@ std::string to_string(Expectation v) {
   return name_of(expectation_names(), v);
 }
 
+namespace {
+
+// The names of the count methods, which are also the names of the rows they store.
+constexpr const char* kHistogramPlugin = "histogram-plugin";
+constexpr const char* kRigorousCp = "rigorous-cp";
+constexpr const char* kRigorousBernstein = "rigorous-bernstein";
+
+}  // namespace
+
 const std::vector<MethodInfo>& method_registry() {
   static const std::vector<MethodInfo> registry = {
-      {Method::kHistogramPlugin, "histogram-plugin", MethodRole::kPoint},
-      {Method::kRigorousCp, "rigorous-cp", MethodRole::kRigorous},
-      {Method::kRigorousBernstein, "rigorous-bernstein", MethodRole::kRigorous},
+      {Method::kHistogramPlugin, kHistogramPlugin, MethodRole::kPoint},
+      {Method::kRigorousCp, kRigorousCp, MethodRole::kRigorous},
+      {Method::kRigorousBernstein, kRigorousBernstein, MethodRole::kRigorous},
       {Method::kExact, "exact", MethodRole::kExact},
   };
   return registry;
+}
+
+const std::vector<RowInfo>& row_registry() {
+  static const std::vector<RowInfo> registry = {
+      {Row::kExactQuadrature, "exact-quadrature", Method::kExact, MethodRole::kExact, 0},
+      {Row::kRaoBlackwell, "rao-blackwell", Method::kExact, MethodRole::kPoint, 1},
+      {Row::kHistogramPlugin, kHistogramPlugin, Method::kHistogramPlugin, MethodRole::kPoint, 2},
+      {Row::kRigorousCp, kRigorousCp, Method::kRigorousCp, MethodRole::kRigorous, -1},
+      {Row::kRigorousBernstein, kRigorousBernstein, Method::kRigorousBernstein,
+       MethodRole::kRigorous, -1},
+  };
+  return registry;
+}
+
+std::string to_string(Row v) {
+  for (const auto& info : row_registry()) {
+    if (info.row == v) return info.name;
+  }
+  return "?";
 }
 
 namespace {
@@ -103,13 +152,13 @@ RowKind row_kind(std::string_view stored) {
   const auto slash = stored.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? stored : stored.substr(slash + 1);
   const std::string_view score = slash == std::string_view::npos ? "" : stored.substr(0, slash);
-  const int score_rank = score.empty() ? 0 : score == "logistic-ratio" ? 1 : 2;
-  if (base == "exact-quadrature") return {Method::kExact, MethodRole::kExact, 0};
-  if (base == "rao-blackwell") return {Method::kExact, MethodRole::kPoint, 1};
-  if (base == "histogram-plugin")
-    return {Method::kHistogramPlugin, MethodRole::kPoint, 2 + score_rank};
-  if (base == "rigorous-cp") return {Method::kRigorousCp, MethodRole::kRigorous, -1};
-  if (base == "rigorous-bernstein") return {Method::kRigorousBernstein, MethodRole::kRigorous, -1};
+  for (const auto& info : row_registry()) {
+    if (base != info.name) continue;
+    // The plug-ins of the identity score first, then the logistic score's, then the KDE's.
+    const int score_rank = score.empty() ? 0 : score == "logistic-ratio" ? 1 : 2;
+    const bool per_score = info.row == Row::kHistogramPlugin;
+    return {info.method, info.role, info.point_preference + (per_score ? score_rank : 0)};
+  }
   throw std::invalid_argument("row_kind: no estimator writes rows named " + std::string(stored));
 }
 

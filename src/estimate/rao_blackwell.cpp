@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/mixture_quadrature.hpp"
 
@@ -53,7 +54,7 @@ std::string interval_text(const RaoBlackwellOptions& o, int groups, std::size_t 
 std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const GaussianMixture& q,
                                           const std::vector<double>& alphas,
                                           const RaoBlackwellOptions& options) {
-  const std::string method = "rao-blackwell";
+  const std::string method = config::to_string(config::Row::kRaoBlackwell);
   const Eigen::MatrixXd chol_l = common_cholesky(p, q, options.quadrature);
   check_alphas(alphas, "rao_blackwell.alphas");
   const std::size_t patterns = p.components();

@@ -13,15 +13,15 @@ std::vector<Estimate> estimate_from_samples(const SampleView& p, const SampleVie
                                             std::vector<RigorousResult>* certificates) {
   check_alphas(alphas, "samples.alphas");
   if (!(options.selection_fraction > 0.0 && options.selection_fraction < 1.0)) {
-    throw InputError("samples.selection_fraction", std::to_string(options.selection_fraction),
-                     "must lie in (0, 1)");
+    throw InternalError("samples.selection_fraction", std::to_string(options.selection_fraction),
+                        "must lie in (0, 1)");
   }
   const auto split = [&](const SampleView& v) {
     const auto n = static_cast<std::size_t>(
         std::floor(options.selection_fraction * static_cast<double>(v.rows)));
     if (n < 2 || v.rows - n < 2) {
-      throw InputError("samples.rows", std::to_string(v.rows),
-                       "too few samples to split into selection and evaluation");
+      throw InternalError("samples.rows", std::to_string(v.rows),
+                          "too few samples to split into selection and evaluation");
     }
     return std::make_pair(v.slice(0, n), v.slice(n, v.rows - n));
   };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/cells.hpp"
 
@@ -56,9 +57,9 @@ tally::ScoreCells ScoreSelection::counting_cells() const {
 Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
                           std::uint64_t counted_per_side, const SelectionOptions& options) {
   if (pilot_p.dim != pilot_q.dim || pilot_p.dim < 1) {
-    throw InputError("estimate.pilot",
-                     std::to_string(pilot_p.dim) + " and " + std::to_string(pilot_q.dim),
-                     "pilot samples of P and P' need one dimension >= 1");
+    throw InternalError("estimate.pilot",
+                        std::to_string(pilot_p.dim) + " and " + std::to_string(pilot_q.dim),
+                        "pilot samples of P and P' need one dimension >= 1");
   }
   std::vector<Score> scores = options.scores;
   if (scores.empty()) {
@@ -75,8 +76,8 @@ Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
   // (it is optimistic on its own fitting rows); the identity chooses on the whole pilot.
   const std::size_t need = learned ? 200 : 100;
   if (pilot_p.rows < need || pilot_q.rows < need) {
-    throw InputError("estimate.pilot", std::to_string(std::min(pilot_p.rows, pilot_q.rows)),
-                     "at least " + std::to_string(need) + " pilot trajectories per dataset");
+    throw InternalError("estimate.pilot", std::to_string(std::min(pilot_p.rows, pilot_q.rows)),
+                        "at least " + std::to_string(need) + " pilot trajectories per dataset");
   }
   Selection out;
   out.pilot_rows = std::min(pilot_p.rows, pilot_q.rows);
@@ -86,7 +87,7 @@ Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
     std::vector<double> sp, sq;
     if (kind == Score::kIdentity) {
       if (pilot_p.dim != 1)
-        throw InputError("estimate.scores", "identity", "the identity score needs 1-D samples");
+        throw InternalError("estimate.scores", "identity", "the identity score needs 1-D samples");
       sp = column0(pilot_p);
       sq = column0(pilot_q);
     } else {
@@ -126,9 +127,9 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
   check_alphas(alphas, "estimate.alphas");
   const std::size_t cells = selection.edges.size() + 1;
   if (counts_p.size() != cells || counts_q.size() != cells) {
-    throw InputError("estimate.counts",
-                     std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
-                     std::to_string(cells) + " cells, those of the selection");
+    throw InternalError("estimate.counts",
+                        std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
+                        std::to_string(cells) + " cells, those of the selection");
   }
   OrderedCells oc;
   oc.position = selection.fine_position;
@@ -156,20 +157,23 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
       if (!options.run_plugin) return;
       const CellCounts plugin_cells{coarsen(counts_p, selection.edges, selection.plugin_edges),
                                     coarsen(counts_q, selection.edges, selection.plugin_edges)};
-      plugin = histogram_plugin(plugin_cells, alphas, options.plugin, stream, {},
-                                selection.prefix + "histogram-plugin");
+      plugin =
+          histogram_plugin(plugin_cells, alphas, options.plugin, stream, {},
+                           selection.prefix + config::to_string(config::Row::kHistogramPlugin));
     });
 #pragma omp section
     guarded(1, [&] {
       if (options.run_partition)
         partition =
-            rigorous_lower_bound(oc, alphas, options.rigorous, selection.prefix + "rigorous-cp");
+            rigorous_lower_bound(oc, alphas, options.rigorous,
+                                 selection.prefix + config::to_string(config::Row::kRigorousCp));
     });
 #pragma omp section
     guarded(2, [&] {
       if (options.run_bernstein)
-        bernstein = variational_lower_bound(oc, alphas, options.variational,
-                                            selection.prefix + "rigorous-bernstein");
+        bernstein = variational_lower_bound(
+            oc, alphas, options.variational,
+            selection.prefix + config::to_string(config::Row::kRigorousBernstein));
     });
   }
   for (const std::exception_ptr& e : failed) {

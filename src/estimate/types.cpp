@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "rdpaudit/config/orders.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
 
@@ -25,14 +26,8 @@ Estimate uninformative(double alpha, int direction, std::string method, std::str
 }
 
 std::vector<double> default_alpha_grid(const std::vector<double>& extra) {
-  std::vector<double> grid;
-  for (int i = 11; i <= 109; ++i) grid.push_back(i / 10.0);
-  for (int a = 11; a <= 64; ++a) grid.push_back(a);
   if (!extra.empty()) check_alphas(extra, "extra_alphas");
-  grid.insert(grid.end(), extra.begin(), extra.end());
-  std::sort(grid.begin(), grid.end());
-  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
-  return grid;
+  return config::estimation_orders(extra);
 }
 
 void check_alphas(const std::vector<double>& alphas, const std::string& key) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -49,7 +50,7 @@ std::string with(const std::string& key, const std::string& line) {
 
 std::string error_of(const std::string& text) {
   try {
-    parse_experiment(text, "test.toml");
+    bounds::parse_experiment(text, "test.toml");  // as the commands read it
   } catch (const InputError& e) {
     return e.what();
   }

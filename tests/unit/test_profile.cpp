@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
@@ -60,7 +61,7 @@ step_std = 0.1
 std::string error_of(const std::string& extra) {
   const std::string& base = kPair;
   try {
-    config::parse_experiment(base + extra, "t.toml");
+    bounds::parse_experiment(base + extra, "t.toml");  // as the commands read it
   } catch (const InputError& e) {
     return e.what();
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/limits.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -48,7 +49,7 @@ step_std = 0.1
 
 std::string error_of(const std::string& text) {
   try {
-    config::parse_experiment(text, "t.toml");
+    bounds::parse_experiment(text, "t.toml");  // as the commands read it
   } catch (const InputError& e) {
     return e.what();
   }

@@ -28,8 +28,8 @@ struct AuditTable {
 using BoundTable = AuditTable;
 using ClaimTable = AuditTable;
 
-/// The bounds named in bounds.audit (default: every built-in and custom bound) at bounds.alphas
-/// (default: bounds::default_table_alphas()).
+/// The bounds named in bounds.audit (default: every built-in and custom bound) at the audited
+/// orders (BoundsSpec::alphas, resolved by config/).
 BoundTable audited_bounds(const config::Scenario& s);
 
 /// The (eps, delta) claims of one scenario at profile.deltas ([profile] on): first each

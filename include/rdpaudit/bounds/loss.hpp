@@ -1,49 +1,14 @@
-// Constants (lambda, beta, S_g, L) of the loss families rdpaudit simulates, each with the
-// derivation it rests on.  Callers copy them into Params and may override any of them.
+// The constants (lambda, beta, S_g, L) of the loss families rdpaudit simulates, for the
+// bounds: defined with each family in config/loss.hpp. Callers copy them into Params and may
+// override any of them.
 #pragma once
 
-#include <string>
-
-#include "rdpaudit/bounds/params.hpp"
+#include "rdpaudit/config/loss.hpp"
 
 namespace rdpaudit::bounds {
 
-struct LossDescription {
-  LossKind family = LossKind::kQuadratic;
-  /// quadratic: curvature lambda of lambda/2 ||theta - x||^2;  logistic: L2 regulariser
-  /// lambda of Eq. (7);  linear: must be 0.
-  double lambda = 0.0;
-  /// quadratic: every data point has ||x_i|| <= R;  linear: every ||g_i|| <= R.
-  double data_radius = kInf;
-  /// logistic: features clipped to ||x_i|| <= L_feat (Algorithm 2, "Feature Clipping").
-  double feature_clip = kInf;
-  /// logistic: per-example l2 clip C on the unregularised gradient (Algorithm 2; C = S_g/2).
-  /// +inf: no gradient clipping.
-  double grad_clip = kInf;
-  /// D: the iterates are projected onto the closed ball of diameter D centred at the origin
-  /// (+inf: unconstrained).  Only the per-example Lipschitz constant L depends on it.
-  double domain_diameter = kInf;
-};
-
-struct LossConstants {
-  double lambda;  ///< strong convexity (0: merely convex)
-  double beta;    ///< smoothness
-  double S_g;     ///< replace-one l2-sensitivity of the total gradient
-  double L;       ///< bound on every per-example gradient norm on the domain (+inf if none)
-  std::string derivation;  ///< where each constant comes from
-};
-
-/// quadratic  l = lambda/2 ||theta - x||^2: grad = lambda (theta - x), Hessian lambda I, so
-///            lambda-strongly convex and beta = lambda smooth; replacing x by x' changes the
-///            total gradient by lambda ||x - x'|| <= 2 lambda R = S_g; on the ball of diameter D
-///            about 0, ||grad|| <= lambda (D/2 + R) = L.
-/// logistic   Eq. (7) with ||x|| <= L_feat: beta = (L_feat^2 + 1)/2 + lambda (Prop. 5.1 and
-///            Prop. 5.2 / Eq. (11)); S_g = 2 C with clipping (Prop. 5.2), otherwise
-///            2 sqrt(2 (L_feat^2 + 1)) (Prop. 5.1 Lipschitz constant, Section F.4);
-///            L = min(C, sqrt(2 (L_feat^2 + 1))) + lambda D/2.
-/// linear     l = <g, theta> with ||g|| <= R: Hessian 0 (beta = 0, not strongly convex),
-///            S_g = 2 R, L = R.
-/// Throws InputError when a constant the family needs is missing (R, L_feat) or negative.
-LossConstants derive_loss_constants(const LossDescription& loss);
+using config::derive_loss_constants;
+using config::LossConstants;
+using config::LossDescription;
 
 }  // namespace rdpaudit::bounds

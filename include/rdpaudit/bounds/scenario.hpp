@@ -30,7 +30,4 @@ ScenarioBounds bounds_of(const config::Scenario& s);
 std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
                                           const std::vector<double>& alphas);
 
-/// The default orders of `rdpaudit bounds` when the file gives none.
-const std::vector<double>& default_table_alphas();
-
 }  // namespace rdpaudit::bounds

@@ -88,7 +88,9 @@ struct CustomBoundText {
 /// The [bounds] table: orders, overrides of the constants derived from the loss and data,
 /// and custom formulas.
 struct BoundsSpec {
-  std::vector<double> alphas;  ///< empty: the command's default grid
+  /// The audited orders: bounds.alphas, else config::default_audited_orders() (resolved
+  /// when the file is read; `rdpaudit bounds --alpha` replaces them for its table only).
+  std::vector<double> alphas;
   double lambda = kNaN, beta = kNaN, sensitivity = kNaN, lipschitz = kNaN, diameter = kNaN;
   double eps_norm = 0;  ///< Corollary 5.3's normalisation cost
   std::vector<CustomBoundText> custom;
@@ -107,9 +109,10 @@ struct BoundsSpec {
 /// The [estimate] table: which Renyi-divergence estimates `run` computes and stores.
 struct EstimateSpec {
   bool enabled = true;
-  std::vector<double> extra_alphas;  ///< added to the grid 1.1 ... 10.9, 11 ... 64 (dp_accounting's
-                                     ///< orders up to 63, plus 64)
-  double confidence = 0.95;          ///< family-wise level of the rigorous lower bounds
+  /// estimate.alphas: added to config::estimation_orders' grid 1.1 ... 10.9, 11 ... 64
+  /// (dp_accounting's orders up to 63, plus 64), as are the audited orders.
+  std::vector<double> extra_alphas;
+  double confidence = 0.95;  ///< family-wise level of the rigorous lower bounds
   /// Pilot trajectories per dataset of the selection phase (estimate.pilot), on streams of
   /// their own: they choose every cell, score and test function; all `trajectories` are then
   /// counted through those fixed maps.
@@ -201,8 +204,8 @@ struct Scenario {
   long pilot_trajectories = 20000;  ///< per dataset, independent streams, place the bins
   long raw_cap = 0;                 ///< raw last iterates kept per dataset
 
-  BoundsSpec bounds;
-  EstimateSpec estimate;  ///< the [estimate] table  ///< the [bounds] table
+  BoundsSpec bounds;      ///< the [bounds] table
+  EstimateSpec estimate;  ///< the [estimate] table
   ProfileSpec profile;    ///< the [profile] table
 
   int n() const { return data.n(); }

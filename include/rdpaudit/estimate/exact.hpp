@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/types.hpp"
 
 namespace rdpaudit::estimate {
@@ -61,9 +62,9 @@ struct ExactOptions {
 /// grid - value on the grid of twice the step| (a conservative numerical error bracket).
 /// Requires one base covariance common to P and P' (components may scale it: `scales`);
 /// throws InternalError otherwise, or for dim > 2.
-std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixture& q,
-                                  const std::vector<double>& alphas,
-                                  const ExactOptions& options = {},
-                                  const std::string& method = "exact-quadrature");
+std::vector<Estimate> exact_renyi(
+    const GaussianMixture& p, const GaussianMixture& q, const std::vector<double>& alphas,
+    const ExactOptions& options = {},
+    const std::string& method = config::to_string(config::Row::kExactQuadrature));
 
 }  // namespace rdpaudit::estimate

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/rng/stream.hpp"
 
@@ -48,9 +49,9 @@ struct PluginOptions {
 /// percentile interval (each replicate is merged again), labelled diagnostic. `order` is the
 /// merge order (empty: cell index order, right for 1-D bins; see order_by_smoothed_ratio for
 /// 2-D). `stream` supplies the bootstrap draws (may be null when there are no replicates).
-std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vector<double>& alphas,
-                                       const PluginOptions& options, rng::Stream* stream,
-                                       const std::vector<std::size_t>& order = {},
-                                       const std::string& method = "histogram-plugin");
+std::vector<Estimate> histogram_plugin(
+    const CellCounts& counts, const std::vector<double>& alphas, const PluginOptions& options,
+    rng::Stream* stream, const std::vector<std::size_t>& order = {},
+    const std::string& method = config::to_string(config::Row::kHistogramPlugin));
 
 }  // namespace rdpaudit::estimate

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/rng/stream.hpp"
 
@@ -72,7 +73,7 @@ struct ContrastCertificate {
 /// The bound and what it was made of: enough to recompute the bound at any other level
 /// (rigorous_lower_at, rigorous_p_value) without the samples.
 struct RigorousResult {
-  std::string method;                                ///< e.g. "rigorous-cp"
+  std::string method;                                ///< e.g. config::Row::kRigorousCp's name
   std::vector<Estimate> estimates;                   ///< both directions, every order
   std::vector<std::vector<std::size_t>> partitions;  ///< chosen: fine-cell indices starting a cell
   std::size_t family_cells = 0;                      ///< distinct cells under Bonferroni
@@ -91,9 +92,10 @@ void check_ordered_cells(const OrderedCells& cells, const std::string& key);
 /// frequencies on the partition that gives the largest bound (an empty cell counts 1/2), `lower`
 /// the bound, `upper` = +infinity (one-sided). Uninformative (with the reason) where the bound
 /// is 0. Throws InternalError for inconsistent cells.
-RigorousResult rigorous_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
-                                    const RigorousOptions& options = {},
-                                    const std::string& method = "rigorous-cp");
+RigorousResult rigorous_lower_bound(
+    const OrderedCells& cells, const std::vector<double>& alphas,
+    const RigorousOptions& options = {},
+    const std::string& method = config::to_string(config::Row::kRigorousCp));
 
 /// The same bound at another family-wise miss probability `family_miss` in (0, 1]: the
 /// chosen partitions and their Bonferroni family are kept, each interval misses with

@@ -28,7 +28,7 @@ inline constexpr int kBackward = 1;  ///< R_alpha(P' || P)
 struct Estimate {
   double alpha = 0.0;
   int direction = kForward;  ///< kForward: R_alpha(P||P'); kBackward: R_alpha(P'||P)
-  std::string method;        ///< e.g. "histogram-plugin", "rigorous-cp", "exact-quadrature"
+  std::string method;        ///< a row name of config::row_registry(), maybe after a score prefix
   double value = 0.0;
   double lower = 0.0;
   double upper = 0.0;

@@ -72,8 +72,9 @@ double contrast_lower_bound(const ContrastCertificate& c, double miss);
 /// Result: method `method`, one estimate per order and direction (value: the plug-in of (H)
 /// on the evaluation split at the chosen g; lower: the bound; upper = +infinity), and the
 /// certificates in `contrasts`. Throws InternalError for inconsistent cells or options.
-RigorousResult variational_lower_bound(const OrderedCells& cells, const std::vector<double>& alphas,
-                                       const VariationalOptions& options = {},
-                                       const std::string& method = "rigorous-bernstein");
+RigorousResult variational_lower_bound(
+    const OrderedCells& cells, const std::vector<double>& alphas,
+    const VariationalOptions& options = {},
+    const std::string& method = config::to_string(config::Row::kRigorousBernstein));
 
 }  // namespace rdpaudit::estimate

@@ -1,0 +1,101 @@
+#include <cmath>
+#include <utility>
+
+#include "rdpaudit/config/loss.hpp"
+#include "rdpaudit/config/noise.hpp"
+#include "rdpaudit/config/tables.hpp"
+#include "rdpaudit/config/traits.hpp"
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::config {
+
+std::string to_string(NoiseKey v) {
+  switch (v) {
+    case NoiseKey::kSigma:
+      return "sigma";
+    case NoiseKey::kSigma2:
+      return "sigma2";
+    case NoiseKey::kNoiseMultiplier:
+      return "noise_multiplier";
+    case NoiseKey::kPaperNoiseMultiplier:
+      return "paper_noise_multiplier";
+    case NoiseKey::kBlogSigma:
+      return "blog_sigma";
+    case NoiseKey::kStepStd:
+      return "step_std";
+  }
+  return "?";
+}
+
+void read_noise(Scenario& s, Reader& r) {
+  const std::vector<std::pair<std::string, NoiseKey>> keys = {
+      {"noise.sigma", NoiseKey::kSigma},
+      {"noise.sigma2", NoiseKey::kSigma2},
+      {"noise.noise_multiplier", NoiseKey::kNoiseMultiplier},
+      {"noise.paper_noise_multiplier", NoiseKey::kPaperNoiseMultiplier},
+      {"noise.blog_sigma", NoiseKey::kBlogSigma},
+      {"noise.step_std", NoiseKey::kStepStd}};
+  int given = 0;
+  for (const auto& [key, kind] : keys) {
+    if (!r.has(key)) continue;
+    if (++given > 1)
+      r.fail(key,
+             "give exactly one of noise.sigma, noise.sigma2, noise.noise_multiplier, "
+             "noise.paper_noise_multiplier, noise.blog_sigma, noise.step_std");
+    s.noise_key = kind;
+    s.noise_value = *r.number(key);
+    if (!(s.noise_value > 0)) r.fail(key, "must be > 0");
+  }
+  if (given == 0) {
+    throw InputError("noise", "<missing>",
+                     "required: one of sigma, sigma2, noise_multiplier, "
+                     "paper_noise_multiplier, blog_sigma, step_std");
+  }
+  s.sensitivity = pair_sensitivity(s);
+  const double b = scheme_info(s.scheme).sizing == BatchSizing::kExpected ? s.sampling_rate * s.n()
+                                                                          : s.batch_size;
+  switch (s.noise_key) {
+    case NoiseKey::kSigma:
+      s.step_std = step_std_from_sigma(s.noise_value, s.eta);
+      break;
+    case NoiseKey::kSigma2:
+      s.step_std = step_std_from_sigma2(s.noise_value, s.eta);
+      break;
+    case NoiseKey::kNoiseMultiplier:
+      // Opacus / dp_accounting: noise std on the clipped-gradient sum / per-example clip norm.
+      if (!std::isfinite(s.clip_norm)) {
+        r.fail("noise.noise_multiplier",
+               "is relative to the per-example clip norm (as in Opacus and dp_accounting), and "
+               "only model.loss = \"logistic\" with model.clip_norm clips; otherwise give "
+               "noise.paper_noise_multiplier (Algorithm 2's sigma_mul, relative to S_g/2 of "
+               "this pair), noise.sigma or noise.step_std");
+      }
+      s.step_std = step_std_from_noise_multiplier(s.noise_value, s.eta, s.clip_norm, b);
+      break;
+    case NoiseKey::kPaperNoiseMultiplier:
+      if (!(std::isfinite(s.sensitivity) && s.sensitivity > 0)) {
+        r.fail("noise.paper_noise_multiplier",
+               "needs a finite, positive sensitivity S_g (logistic: set model.clip_norm; "
+               "other losses: D and D' must differ)");
+      }
+      s.step_std = step_std_from_paper_noise_multiplier(s.noise_value, s.eta, s.sensitivity, b);
+      break;
+    case NoiseKey::kBlogSigma:
+      s.step_std = step_std_from_blog_sigma(s.noise_value, s.eta);
+      break;
+    case NoiseKey::kStepStd:
+      s.step_std = s.noise_value;
+      break;
+  }
+  s.sigma = sigma_from_step_std(s.step_std, s.eta);
+  s.blog_sigma = blog_sigma_from_step_std(s.step_std, s.eta);
+  s.paper_noise_multiplier =
+      s.sensitivity > 0 && std::isfinite(s.sensitivity)
+          ? paper_noise_multiplier_from_step_std(s.step_std, s.eta, s.sensitivity, b)
+          : kNaN;
+  s.noise_multiplier = std::isfinite(s.clip_norm)
+                           ? noise_multiplier_from_step_std(s.step_std, s.eta, s.clip_norm, b)
+                           : kNaN;
+}
+
+}  // namespace rdpaudit::config
