@@ -1,5 +1,6 @@
 #include "rdpaudit/estimate/scenario.hpp"
 
+#include "rdpaudit/config/orders.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
@@ -88,10 +89,8 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
                                     const sim::ScenarioTallies& t, std::uint64_t seed) {
   ScenarioEstimates out;
   const auto& spec = s.estimate;
-  // The audited orders (bounds.alphas) are estimated too, so every verdict has its estimate.
-  std::vector<double> extra = spec.extra_alphas;
-  extra.insert(extra.end(), s.bounds.alphas.begin(), s.bounds.alphas.end());
-  out.alphas = default_alpha_grid(extra);
+  // The scenario's estimation grid, audited orders included, as config resolves it.
+  out.alphas = config::estimation_orders(s);
   if (!spec.enabled) return out;
 
   // From the counts: plug-in and both rigorous lower bounds on each score (the coordinate in
