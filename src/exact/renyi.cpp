@@ -1,0 +1,178 @@
+// R_alpha brackets of two laws held by the exact engine (docs/exact-laws.md).
+#include "rdpaudit/exact/renyi.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::exact {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+/// log(sum_i exp(t_i)) of terms added one at a time.
+class LogSum {
+ public:
+  void add(double t) {
+    if (t == kNegInf) return;
+    if (t == kInf) {
+      max_ = kInf;
+      return;
+    }
+    if (max_ == kInf) return;
+    if (t > max_) {
+      sum_ = sum_ * std::exp(max_ - t) + 1.0;
+      max_ = t;
+    } else {
+      sum_ += std::exp(t - max_);
+    }
+  }
+  void add_scaled(double log_weight, const LogSum& other) {
+    if (other.max_ == kNegInf) return;
+    add(log_weight + other.max_ + std::log(other.sum_));
+  }
+  double value() const { return max_ == kNegInf ? kNegInf : (max_ == kInf ? kInf : max_ + std::log(sum_)); }
+
+ private:
+  double max_ = kNegInf, sum_ = 0.0;
+};
+
+/// log of p^alpha q^(1 - alpha): 0 where p = 0, infinite where q = 0 < p.
+double log_term(double p, double q, double alpha) {
+  if (!(p > 0)) return kNegInf;
+  // both below double's normal range (far tails, underflowed): negligible, left out
+  if (!(q > 0) && p < 1e-290) return kNegInf;
+  if (!(q > 0)) return kInf;
+  return alpha * std::log(p) + (1.0 - alpha) * std::log(q);
+}
+
+void check_same_grid(const CellLaw& p, const CellLaw& q, const char* where) {
+  if (p.cells != q.cells || p.lo != q.lo || p.hi != q.hi || p.clamped != q.clamped) {
+    throw InternalError(std::string(where) + ": the two laws are on different grids");
+  }
+}
+
+/// Upper bounds of the density of P and lower bounds of that of Q (and the reverse) at the
+/// points of the trapezoidal rule.
+struct DensityBounds {
+  double step = 0;
+  std::vector<double> p_lo, p_hi, q_lo, q_hi;
+};
+
+DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options) {
+  const CellLaw& g = p.last;
+  const int k = std::max(2, options.points_per_cell + options.points_per_cell % 2);
+  const std::size_t m = static_cast<std::size_t>(g.cells) * static_cast<std::size_t>(k);
+  DensityBounds d;
+  d.step = g.width() / k;
+  std::vector<double> ys(m + 1);
+  for (std::size_t i = 0; i <= m; ++i) ys[i] = g.lo + d.step * static_cast<double>(i);
+  ys[m] = g.hi;
+  const auto fill = [&](const ExactLaw& law, std::vector<double>& lo, std::vector<double>& hi) {
+    lo.assign(m + 1, 0.0);
+    hi.assign(m + 1, 0.0);
+    std::vector<double> l, h;
+    for (const FinalPart& part : law.parts) {
+      l.assign(m + 1, 0.0);
+      h.assign(m + 1, 0.0);
+      density_after_step(part.before, part.step, ys, l, h, options.propagate);
+      for (std::size_t i = 0; i <= m; ++i) {
+        lo[i] += part.weight * l[i];
+        hi[i] += part.weight * h[i];
+      }
+    }
+  };
+  fill(p, d.p_lo, d.p_hi);
+  fill(q, d.q_lo, d.q_hi);
+  return d;
+}
+
+/// log of an upper bound on the integral of p_hi^alpha q_lo^(1 - alpha) over the grid, by the
+/// trapezoidal rule plus its difference to the rule of twice the step.
+double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql,
+                          double step, double alpha) {
+  const std::size_t m = ph.size() - 1;
+  LogSum fine, coarse;
+  for (std::size_t i = 0; i <= m; ++i) {
+    double t = log_term(ph[i], ql[i], alpha);
+    const bool end = (i == 0 || i == m);
+    if (end) t += std::log(0.5);
+    fine.add(t);
+    if (i % 2 == 0) coarse.add(t);
+  }
+  const double lf = fine.value() + std::log(step), lc = coarse.value() + std::log(2.0 * step);
+  if (!std::isfinite(lf) || !std::isfinite(lc)) return std::max(lf, lc);
+  // max(I, I2) + |I - I2|
+  const double hi = std::max(lf, lc), lo = std::min(lf, lc);
+  // plus 1e-12 relative for the rounding of the sums
+  return hi + std::log(2.0 - std::exp(lo - hi)) + 1e-12;
+}
+
+double upper_from(const DensityBounds& d, const ExactLaw& p, const ExactLaw& q, bool forward,
+                  double alpha) {
+  const std::vector<double>& ph = forward ? d.p_hi : d.q_hi;
+  const std::vector<double>& ql = forward ? d.q_lo : d.p_lo;
+  const CellLaw& a = forward ? p.last : q.last;
+  const CellLaw& b = forward ? q.last : p.last;
+  LogSum total;
+  total.add(log_integral_upper(ph, ql, d.step, alpha));
+  for (std::size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) {
+    total.add(log_term(a.points[i].mass.hi, b.points[i].mass.lo, alpha));
+  }
+  if (!a.clamped) total.add(log_term(a.outside.hi, b.outside.lo, alpha));
+  const double v = total.value() / (alpha - 1.0);
+  return std::max(v, 0.0);
+}
+
+}  // namespace
+
+double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha) {
+  check_same_grid(p, q, "renyi_lower");
+  if (!(alpha > 1)) throw InternalError("renyi_lower: alpha > 1");
+  LogSum s;
+  for (std::size_t k = 0; k < p.mass_lo.size(); ++k) s.add(log_term(p.mass_lo[k], q.mass_hi[k], alpha));
+  if (p.points.size() != q.points.size()) throw InternalError("renyi_lower: point masses differ");
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    if (p.points[i].x != q.points[i].x) throw InternalError("renyi_lower: point masses differ");
+    s.add(log_term(p.points[i].mass.lo, q.points[i].mass.hi, alpha));
+  }
+  s.add(log_term(p.outside.lo, q.outside.hi, alpha));
+  // the lower masses may add up to less than 1: the sum over the pieces is still at most the
+  // true one's, and the true one is at least 1 (R_alpha >= 0)
+  return std::max(0.0, s.value() / (alpha - 1.0));
+}
+
+double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const RenyiOptions& options,
+                   std::string* uncertified) {
+  check_same_grid(p.last, q.last, "renyi_upper");
+  if (!(alpha > 1)) throw InternalError("renyi_upper: alpha > 1");
+  const DensityBounds d = density_bounds(p, q, options);
+  if (uncertified) {
+    *uncertified = "the trapezoidal rule's error (estimated by the rule of twice the step)";
+    if (!p.last.clamped) *uncertified += "; the integral beyond the grid (taken as the outside mass's bound)";
+  }
+  return upper_from(d, p, q, true, alpha);
+}
+
+std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
+                                            const std::vector<double>& alphas,
+                                            const RenyiOptions& options) {
+  check_same_grid(p.last, q.last, "renyi_brackets");
+  const DensityBounds d = density_bounds(p, q, options);
+  std::vector<RenyiBracketRow> rows;
+  for (double alpha : alphas) {
+    if (!(alpha > 1)) throw InternalError("renyi_brackets: alpha > 1");
+    RenyiBracketRow r;
+    r.alpha = alpha;
+    r.forward = {renyi_lower(p.last, q.last, alpha), upper_from(d, p, q, true, alpha)};
+    r.backward = {renyi_lower(q.last, p.last, alpha), upper_from(d, p, q, false, alpha)};
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace rdpaudit::exact
