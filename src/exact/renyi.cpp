@@ -63,15 +63,41 @@ struct DensityBounds {
   std::vector<double> p_lo, p_hi, q_lo, q_hi;
 };
 
-DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options) {
+DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options,
+                             double alpha_max) {
   const CellLaw& g = p.last;
   const int k = std::max(2, options.points_per_cell + options.points_per_cell % 2);
-  const std::size_t m = static_cast<std::size_t>(g.cells) * static_cast<std::size_t>(k);
   DensityBounds d;
   d.step = g.width() / k;
-  std::vector<double> ys(m + 1);
-  for (std::size_t i = 0; i <= m; ++i) ys[i] = g.lo + d.step * static_cast<double>(i);
-  ys[m] = g.hi;
+  // a clamped law has no density beyond [lo, hi]; an unclamped one is integrated over the
+  // grid widened by quarters of its width (at most 4 on each side) while the largest order's
+  // integrand at an end is not negligible (the tilted law p^a q^(1-a) may sit far out)
+  long below = 0, above = 0;
+  const long quarter = std::max(1L, static_cast<long>(g.cells) / 4) * k;  // whole cells
+  std::vector<double> ys;
+  const auto build = [&]() {
+    const std::size_t m = static_cast<std::size_t>(g.cells) * static_cast<std::size_t>(k) +
+                          static_cast<std::size_t>((below + above) * quarter);
+    ys.resize(m + 1);
+    const double start = g.lo - static_cast<double>(below * quarter) * d.step;
+    for (std::size_t i = 0; i <= m; ++i) ys[i] = start + d.step * static_cast<double>(i);
+  };
+  build();
+  if (!g.clamped && alpha_max > 1) {
+    for (int round = 0; round < 8; ++round) {
+      std::vector<double> ends = {ys.front(), ys.back()}, pl, ph, ql, qh;
+      for (const FinalPart& part : p.parts) density_after_step(part.before, part.step, ends, pl, ph, options.propagate);
+      for (const FinalPart& part : q.parts) density_after_step(part.before, part.step, ends, ql, qh, options.propagate);
+      const double lf0 = std::max(log_term(ph[0], ql[0], alpha_max), log_term(qh[0], pl[0], alpha_max));
+      const double lf1 = std::max(log_term(ph[1], ql[1], alpha_max), log_term(qh[1], pl[1], alpha_max));
+      bool grew = false;
+      if (lf0 > -700 && below < 8) { ++below; grew = true; }
+      if (lf1 > -700 && above < 8) { ++above; grew = true; }
+      if (!grew) break;
+      build();
+    }
+  }
+  const std::size_t m = ys.size() - 1;
   const auto fill = [&](const ExactLaw& law, std::vector<double>& lo, std::vector<double>& hi) {
     lo.assign(m + 1, 0.0);
     hi.assign(m + 1, 0.0);
@@ -143,14 +169,15 @@ double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha) {
   s.add(log_term(p.outside.lo, q.outside.hi, alpha));
   // the lower masses may add up to less than 1: the sum over the pieces is still at most the
   // true one's, and the true one is at least 1 (R_alpha >= 0)
-  return std::max(0.0, s.value() / (alpha - 1.0));
+  // minus 1e-12 for the rounding of the sum
+  return std::max(0.0, (s.value() - 1e-12) / (alpha - 1.0));
 }
 
 double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const RenyiOptions& options,
                    std::string* uncertified) {
   check_same_grid(p.last, q.last, "renyi_upper");
   if (!(alpha > 1)) throw InternalError("renyi_upper: alpha > 1");
-  const DensityBounds d = density_bounds(p, q, options);
+  const DensityBounds d = density_bounds(p, q, options, alpha);
   if (uncertified) {
     *uncertified = "the trapezoidal rule's error (estimated by the rule of twice the step)";
     if (!p.last.clamped) *uncertified += "; the integral beyond the grid (taken as the outside mass's bound)";
@@ -162,7 +189,9 @@ std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q
                                             const std::vector<double>& alphas,
                                             const RenyiOptions& options) {
   check_same_grid(p.last, q.last, "renyi_brackets");
-  const DensityBounds d = density_bounds(p, q, options);
+  double alpha_max = 1;
+  for (double a : alphas) alpha_max = std::max(alpha_max, a);
+  const DensityBounds d = density_bounds(p, q, options, alpha_max);
   std::vector<RenyiBracketRow> rows;
   for (double alpha : alphas) {
     if (!(alpha > 1)) throw InternalError("renyi_brackets: alpha > 1");

@@ -13,7 +13,8 @@
 // target's Gaussian probability over the source cell (first order in the cell width h) and
 // by a Taylor expansion about the cell's centre whose linear term uses the first-moment
 // bounds and whose remainder is bounded by the second derivative (second order in h/s);
-// the tighter of the two is kept.
+// the tighter of the two is kept; a third bracket, the Taylor expansion to second order with
+// the second-moment bounds (remainder third order), is intersected with them.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,7 @@ struct CellLaw {
   double total = 1.0;
   std::vector<double> mass_lo, mass_hi;      ///< per cell
   std::vector<double> moment_lo, moment_hi;  ///< per cell, first moment about the centre
+  std::vector<double> second_lo, second_hi;  ///< per cell, second moment about the centre
   std::vector<PointMass> points;
   Bracket outside;  ///< unclamped: mass outside [lo, hi]
 
