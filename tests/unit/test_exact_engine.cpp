@@ -19,10 +19,6 @@ using namespace rdpaudit::exact;
 
 namespace {
 
-double normal_pdf(double x, double m, double s) {
-  const double u = (x - m) / s;
-  return std::exp(-0.5 * u * u) / (s * std::sqrt(2.0 * M_PI));
-}
 double log_normal_pdf(double x, double m, double s) {
   const double u = (x - m) / s;
   return -0.5 * u * u - std::log(s * std::sqrt(2.0 * M_PI));
@@ -348,4 +344,44 @@ TEST_CASE("exact engine: lower bound at most the upper, both directions, at larg
     CHECK(r.backward.lo <= r.backward.hi);
     CHECK(r.forward.lo > 0);
   }
+}
+
+TEST_CASE("exact engine: chain_from_scenario reads the pair, or says why there is no exact value", "[exact]") {
+  rdpaudit::config::Scenario s;
+  s.loss = LossKind::kLinear;
+  s.dim = 1;
+  s.eta = 0.04;
+  s.step_std = 0.04;
+  s.batch_size = 2;
+  s.scheme = BatchScheme::kSampleWithoutReplacement;
+  s.steps = 10;
+  s.projection_diameter = 2.0;
+  s.projection_center = Eigen::VectorXd::Zero(1);
+  s.init_mean = Eigen::VectorXd::Zero(1);
+  s.data.points = Eigen::MatrixXd::Zero(10, 1);
+  s.data.points(0, 0) = 1.0;
+  s.data.replacement = Eigen::VectorXd::Constant(1, -1.0);
+  std::string why;
+  const auto c = chain_from_scenario(s, why);
+  REQUIRE(c);
+  CHECK(c->record_d == 1.0);
+  CHECK(c->record_dprime == -1.0);
+  CHECK(c->background == 0.0);
+  CHECK(c->clamp_lo == -1.0);
+  CHECK(c->clamp_hi == 1.0);
+  const Step sampled = step_sampled(*c, false);
+  REQUIRE(sampled.cases.size() == 2);
+  CHECK(sampled.cases[0].weight == Approx(0.2));
+  CHECK(sampled.cases[0].shift == Approx(-0.02));
+
+  s.data.points(3, 0) = 0.5;  // another record differs: not interchangeable
+  CHECK_FALSE(chain_from_scenario(s, why));
+  CHECK(why.find("not interchangeable") != std::string::npos);
+  s.data.points(3, 0) = 0.0;
+  s.dim = 2;
+  CHECK_FALSE(chain_from_scenario(s, why));
+  CHECK(why.find("one-dimensional") != std::string::npos);
+  s.dim = 1;
+  s.loss = LossKind::kLogistic;
+  CHECK_FALSE(chain_from_scenario(s, why));
 }
