@@ -17,7 +17,7 @@ using config::LossKind;
 /// other records, normalised by `norm` (b, or q n under Poisson).
 AffineCase batch_case(const ChainSpec& c, bool d_prime, bool in, double others, double norm,
                       double weight) {
-  const bool absent = c.crafted && d_prime;     // D' lacks the crafted record
+  const bool absent = c.crafted && d_prime;             // D' lacks the crafted record
   const bool crafted_in = c.crafted && !d_prime && in;  // D's record: a gradient, no loss
   const double record = d_prime ? c.record_dprime : c.record_d;
   AffineCase k;
@@ -55,8 +55,8 @@ Step merged(std::vector<AffineCase> cases, double s) {
 }
 
 double log_binomial_pmf(int n, int k, double q) {
-  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
-         k * std::log(q) + (n - k) * std::log1p(-q);
+  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(q) +
+         (n - k) * std::log1p(-q);
 }
 
 /// The grid: the projection interval, or the hull of the means over every step of both
@@ -112,7 +112,8 @@ Step step_sampled(const ChainSpec& c, bool d_prime) {
     const double q = c.sampling_rate, norm = q * c.n;
     std::vector<AffineCase> cases;
     for (int k = 0; k <= c.n - 1; ++k) {
-      const double pk = q >= 1 ? (k == c.n - 1 ? 1.0 : 0.0) : std::exp(log_binomial_pmf(c.n - 1, k, q));
+      const double pk =
+          q >= 1 ? (k == c.n - 1 ? 1.0 : 0.0) : std::exp(log_binomial_pmf(c.n - 1, k, q));
       if (!(pk > 0)) continue;
       cases.push_back(batch_case(c, d_prime, true, k, norm, q * pk));
       if (q < 1) cases.push_back(batch_case(c, d_prime, false, k, norm, (1 - q) * pk));
@@ -160,8 +161,9 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
       c.background = v;
       have_background = true;
     } else if (v != c.background) {
-      why = "the other records differ from one another (not interchangeable): the batch law "
-            "does not reduce to the differing record's inclusion";
+      why =
+          "the other records differ from one another (not interchangeable): the batch law "
+          "does not reduce to the differing record's inclusion";
       return std::nullopt;
     }
   }
@@ -192,7 +194,8 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     for (const Step& st : {step_in(c, dp), step_out(c, dp), step_sampled(c, dp)}) {
       for (const AffineCase& k : st.cases) {
         if (!(k.slope > 0)) {
-          why = "an update contracts past zero (eta lambda |B| / b >= 1): the map is not increasing";
+          why =
+              "an update contracts past zero (eta lambda |B| / b >= 1): the map is not increasing";
           return std::nullopt;
         }
       }
@@ -202,7 +205,8 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
 }
 
 ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
-  if (c.steps < 1 || !(c.step_std > 0)) throw InternalError("evolve_pair: steps >= 1, step_std > 0");
+  if (c.steps < 1 || !(c.step_std > 0))
+    throw InternalError("evolve_pair: steps >= 1, step_std > 0");
   double lo = 0, hi = 0;
   int cells = 1;
   choose_grid(c, o, lo, hi, cells);
@@ -222,7 +226,8 @@ ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
         CellLaw law = start;
         const auto kernel = [&](long t) -> const Step& {
           if (c.scheme == BatchScheme::kFullBatch) return in;
-          if (c.scheme == BatchScheme::kFixedOrder) return (t % m == c.differing_batch) ? in : not_in;
+          if (c.scheme == BatchScheme::kFixedOrder)
+            return (t % m == c.differing_batch) ? in : not_in;
           return sampled;
         };
         for (long t = 0; t < T; ++t) {

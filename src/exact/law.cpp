@@ -14,9 +14,15 @@ namespace {
 constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
-double pdf(double u) { return kInvSqrt2Pi * std::exp(-0.5 * u * u); }
-double upper_tail(double u) { return 0.5 * std::erfc(u * kInvSqrt2); }  // P(Z > u)
-double lower_tail(double u) { return 0.5 * std::erfc(-u * kInvSqrt2); }  // P(Z <= u)
+double pdf(double u) {
+  return kInvSqrt2Pi * std::exp(-0.5 * u * u);
+}
+double upper_tail(double u) {
+  return 0.5 * std::erfc(u * kInvSqrt2);
+}  // P(Z > u)
+double lower_tail(double u) {
+  return 0.5 * std::erfc(-u * kInvSqrt2);
+}  // P(Z <= u)
 
 /// P(u1 < Z <= u2), u1 <= u2, from the tail on the side where both ends lie (no cancellation
 /// of two numbers near 1).
@@ -56,7 +62,9 @@ double sup_u3m3u_pdf(double u1, double u2) {
 }
 
 /// sup of |1 - u^2| pdf(u) over [u1, u2] (the same function as sup_u2m1_pdf).
-double sup_1mu2_pdf(double u1, double u2) { return sup_u2m1_pdf(u1, u2); }
+double sup_1mu2_pdf(double u1, double u2) {
+  return sup_u2m1_pdf(u1, u2);
+}
 
 /// integral over [y - h/2, y + h/2] of (v - y)^2 pdf_s(v - m) dv, by 8-point Gauss-Legendre
 /// (the integrand is a quadratic times a Gaussian that varies by at most e^(38 h / s) over the
@@ -156,14 +164,16 @@ void coefficients(double e0, double h, int count, double mc, double hm, double a
       // G''(m) = (u_a pdf(u_a) - u_b pdf(u_b)) / s^2 with u_b - u_a = h / s: by the mean value
       // theorem at most h / s times sup |(1 - u^2) pdf(u)| / s^2 over the edges' range (second
       // order in h / s relative to G), and at most the sum of the two terms
-      const double g2 = std::min(psi_prev + psi_b,
-                                 h * inv_s * sup_u2m1_pdf(ua - du, ub + du)) * inv_s * inv_s;
+      const double g2 =
+          std::min(psi_prev + psi_b, h * inv_s * sup_u2m1_pdf(ua - du, ub + du)) * inv_s * inv_s;
       c.remainder = 0.5 * g2 * hm * hm;
       // second order: G''(centre) / 2, and |G'''| <= (h / s) sup |(u^3 - 3u) pdf| / s^3 (mean
-      // value theorem on (1 - u^2) pdf(u) between the edges) with |m - centre|^3 <= hm (m - centre)^2
+      // value theorem on (1 - u^2) pdf(u) between the edges) with |m - centre|^3 <= hm (m -
+      // centre)^2
       c.curvature = 0.5 * (ua * pdf_prev - ub * pdf_b) * inv_s * inv_s;
       const double g3 = std::min(sup_1mu2_pdf(ua - du, ua + du) + sup_1mu2_pdf(ub - du, ub + du),
-                                 h * inv_s * sup_u3m3u_pdf(ua - du, ub + du)) * inv_s * inv_s * inv_s;
+                                 h * inv_s * sup_u3m3u_pdf(ua - du, ub + du)) *
+                        inv_s * inv_s * inv_s;
       c.third = g3 * hm / 6.0;
       // the target's second moment K(m): its value at the centre and |K'| <= (h/2)^2 (h/s)
       // sup |u pdf(u)| / s over the image
@@ -219,9 +229,10 @@ void accumulate(const std::vector<Coef>& coef, int skip, int first, int count, d
     const double base_lo = (c.g_centre >= 0 ? pl : pu) * c.g_centre;
     const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
     const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
-    const double lo = std::max({pl * c.g_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo,
-                                base_lo + lin_lo + quad_lo});
-    const double hi = std::min({pu * c.g_max, pu * t_hi + lin_hi, pu * c.g_centre + lin_hi + quad_hi});
+    const double lo =
+        std::max({pl * c.g_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, base_lo + lin_lo + quad_lo});
+    const double hi =
+        std::min({pu * c.g_max, pu * t_hi + lin_hi, pu * c.g_centre + lin_hi + quad_hi});
     const auto k = static_cast<std::size_t>(first + i);
     out.mass_lo[k] += weight * std::max(lo, 0.0);
     out.mass_hi[k] += weight * std::max(hi, 0.0);
@@ -260,12 +271,12 @@ Bracket beyond(double edge, bool upwards, double mc, double hm, double a, double
   const double t_lo = fc - rem;
   // second order: f'' = +-u pdf(u) / s^2 at the centre, |f'''| <= sup |1 - u^2| pdf / s^3
   const double curv = 0.5 * (upwards ? 1.0 : -1.0) * uc * pdf(uc) * inv_s * inv_s * a * a;
-  const double third = sup_1mu2_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * inv_s *
-                       a * a * a * (hm / a) / 6.0;
+  const double third = sup_1mu2_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * inv_s * a *
+                       a * a * (hm / a) / 6.0;
   const double quad_lo = std::min(vl * curv, vu * curv) - vu * third;
   const double quad_hi = std::max(vl * curv, vu * curv) + vu * third;
-  const double lo = std::max({pl * range_lo, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo,
-                              pl * fc + lin_lo + quad_lo});
+  const double lo =
+      std::max({pl * range_lo, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, pl * fc + lin_lo + quad_lo});
   const double hi = std::min({pu * range_hi, pu * (fc + rem) + lin_hi, pu * fc + lin_hi + quad_hi});
   return {std::max(lo, 0.0), std::max(hi, 0.0)};
 }
@@ -274,8 +285,7 @@ void check_law(const CellLaw& law, const char* where) {
   const auto n = static_cast<std::size_t>(law.cells);
   if (law.cells < 1 || !(law.hi > law.lo) || law.mass_lo.size() != n || law.mass_hi.size() != n ||
       law.moment_lo.size() != n || law.moment_hi.size() != n || law.second_lo.size() != n ||
-      law.second_hi.size() != n ||
-      (law.clamped && law.points.size() < 2)) {
+      law.second_hi.size() != n || (law.clamped && law.points.size() < 2)) {
     throw InternalError(std::string(where) + ": a malformed CellLaw");
   }
 }
@@ -319,7 +329,8 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
 
 double CellLaw::total_gap() const {
   double gap = outside.hi - outside.lo;
-  for (int k = 0; k < cells; ++k) gap += mass_hi[static_cast<std::size_t>(k)] - mass_lo[static_cast<std::size_t>(k)];
+  for (int k = 0; k < cells; ++k)
+    gap += mass_hi[static_cast<std::size_t>(k)] - mass_lo[static_cast<std::size_t>(k)];
   for (const PointMass& p : points) gap += p.mass.hi - p.mass.lo;
   return gap;
 }
@@ -422,7 +433,8 @@ void tighten(CellLaw& law) {
   for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
     fix(law.mass_lo[k], law.mass_hi[k]);
     law.second_lo[k] = std::max(law.second_lo[k], 0.0);
-    law.second_hi[k] = std::max(std::min(law.second_hi[k], half * half * law.mass_hi[k]), law.second_lo[k]);
+    law.second_hi[k] =
+        std::max(std::min(law.second_hi[k], half * half * law.mass_hi[k]), law.second_lo[k]);
     law.moment_lo[k] = std::max(law.moment_lo[k], -half * law.mass_hi[k]);
     law.moment_hi[k] = std::min(law.moment_hi[k], half * law.mass_hi[k]);
     if (law.moment_lo[k] > law.moment_hi[k]) {
@@ -449,8 +461,8 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
 
   // the atoms / the outside bucket of the output
   // (moments in the image's coordinate: a D and a^2 V about the image's centre mc)
-  const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu,
-                              double dl, double du, double vl, double vu) {
+  const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu, double dl,
+                              double du, double vl, double vu) {
     const Bracket up = beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
     const Bracket down = beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
     if (law.clamped) {
@@ -471,7 +483,8 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
 
   for (const AffineCase& cs : step.cases) {
     if (cs.weight == 0) continue;
-    if (!(cs.slope > 0) || !(cs.weight > 0)) throw InternalError("propagate: slope > 0, weight > 0");
+    if (!(cs.slope > 0) || !(cs.weight > 0))
+      throw InternalError("propagate: slope > 0, weight > 0");
     const double a = cs.slope, hm = 0.5 * a * h;
     // cells: with slope 1 the coefficients depend only on the offset target - source
     // (a Toeplitz kernel), so one table serves every source
@@ -490,7 +503,9 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
         const double vl = law.second_lo[js], vu = law.second_hi[js];
         const int first = t_first + j, last = t_last + j;
         const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
-        if (hi_k >= lo_k) accumulate(coef, lo_k - first, lo_k, hi_k - lo_k + 1, cs.weight, pl, pu, dl, du, vl, vu, out);
+        if (hi_k >= lo_k)
+          accumulate(coef, lo_k - first, lo_k, hi_k - lo_k + 1, cs.weight, pl, pu, dl, du, vl, vu,
+                     out);
         unvisited += cs.weight * pu * tail_each;
         add_beyond(cs.weight, law.centre(j) + cs.shift, hm, pl, pu, dl, du, vl, vu);
       }
@@ -514,8 +529,10 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
         const double dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
         const double du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
         // second moment about it: a^2 V + 2 a delta D + delta^2 P
-        const double cross_lo = std::min(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
-        const double cross_hi = std::max(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
+        const double cross_lo =
+            std::min(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
+        const double cross_hi =
+            std::max(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
         const double vl = std::max(0.0, a * a * law.second_lo[js] + cross_lo + delta * delta * pl);
         const double vu = a * a * law.second_hi[js] + cross_hi + delta * delta * pu;
         const LatticeTable& tab = tables[static_cast<std::size_t>(key)];
@@ -539,7 +556,8 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
       if (hi_k >= lo_k) {
         coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, 0.0, a, s, coef);
-        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, p.mass.lo, p.mass.hi, 0, 0, 0, 0, out);
+        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, p.mass.lo, p.mass.hi, 0, 0, 0, 0,
+                   out);
       }
       unvisited += cs.weight * p.mass.hi * tail_each;
       add_beyond(cs.weight, mc, 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
@@ -636,7 +654,8 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
       i0 = std::lround((ys[0] - law.lo) / step_y);
       const double dy = h / k;
       if (std::fabs(law.lo + static_cast<double>(i0) * dy - ys[0]) > 1e-9 * dy ||
-          std::fabs(law.lo + static_cast<double>(i0 + static_cast<long>(ys.size()) - 1) * dy - ys.back()) > 1e-6 * dy) {
+          std::fabs(law.lo + static_cast<double>(i0 + static_cast<long>(ys.size()) - 1) * dy -
+                    ys.back()) > 1e-6 * dy) {
         k = 0;
       }
     }
@@ -657,7 +676,8 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
       const long nhi = nlo + 2 * half + 2;
       std::vector<DensityCoef> table(static_cast<std::size_t>(nhi - nlo + 1));
       for (long n = nlo; n <= nhi; ++n) {
-        table[static_cast<std::size_t>(n - nlo)] = density_coef(static_cast<double>(n) * eps - offset, hm, s);
+        table[static_cast<std::size_t>(n - nlo)] =
+            density_coef(static_cast<double>(n) * eps - offset, hm, s);
       }
       for (int j = 0; j < law.cells; ++j) {
         const auto js = static_cast<std::size_t>(j);
@@ -674,14 +694,18 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
           const double delta = mc - (law.lo + r * h / kLattice);
           dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
           du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
-          const double c1 = 2 * a * delta * law.moment_lo[js], c2 = 2 * a * delta * law.moment_hi[js];
+          const double c1 = 2 * a * delta * law.moment_lo[js],
+                       c2 = 2 * a * delta * law.moment_hi[js];
           vl = std::max(0.0, a * a * law.second_lo[js] + std::min(c1, c2) + delta * delta * pl);
           vu = a * a * law.second_hi[js] + std::max(c1, c2) + delta * delta * pu;
           base = static_cast<long>(r) * k;
         }
         // i with nlo <= (i0 + i) lattice - base <= nhi
-        const long i_first = std::max(0L, static_cast<long>(std::ceil(static_cast<double>(nlo + base) / lattice)) - i0);
-        const long i_last = std::min(count - 1, static_cast<long>(std::floor(static_cast<double>(nhi + base) / lattice)) - i0);
+        const long i_first = std::max(
+            0L, static_cast<long>(std::ceil(static_cast<double>(nlo + base) / lattice)) - i0);
+        const long i_last =
+            std::min(count - 1,
+                     static_cast<long>(std::floor(static_cast<double>(nhi + base) / lattice)) - i0);
         for (long i = i_first; i <= i_last; ++i) {
           const long n = (i0 + i) * lattice - base;
           add_density(table[static_cast<std::size_t>(n - nlo)], pl, pu, dl, du, vl, vu,
@@ -692,7 +716,8 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
       const double hm = 0.5 * a * h;
       for (std::size_t i = 0; i < ys.size(); ++i) {
         const double y = ys[i];
-        const double x_from = (y - reach - hm - cs.shift) / a, x_to = (y + reach + hm - cs.shift) / a;
+        const double x_from = (y - reach - hm - cs.shift) / a,
+                     x_to = (y + reach + hm - cs.shift) / a;
         const int j0 = std::max(0, static_cast<int>(std::floor((x_from - law.lo) / h)));
         const int j1 = std::min(law.cells - 1, static_cast<int>(std::ceil((x_to - law.lo) / h)));
         for (int j = j0; j <= j1; ++j) {

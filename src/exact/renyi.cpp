@@ -35,7 +35,9 @@ class LogSum {
     if (other.max_ == kNegInf) return;
     add(log_weight + other.max_ + std::log(other.sum_));
   }
-  double value() const { return max_ == kNegInf ? kNegInf : (max_ == kInf ? kInf : max_ + std::log(sum_)); }
+  double value() const {
+    return max_ == kNegInf ? kNegInf : (max_ == kInf ? kInf : max_ + std::log(sum_));
+  }
 
  private:
   double max_ = kNegInf, sum_ = 0.0;
@@ -86,13 +88,23 @@ DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOp
   if (!g.clamped && alpha_max > 1) {
     for (int round = 0; round < 8; ++round) {
       std::vector<double> ends = {ys.front(), ys.back()}, pl, ph, ql, qh;
-      for (const FinalPart& part : p.parts) density_after_step(part.before, part.step, ends, pl, ph, options.propagate);
-      for (const FinalPart& part : q.parts) density_after_step(part.before, part.step, ends, ql, qh, options.propagate);
-      const double lf0 = std::max(log_term(ph[0], ql[0], alpha_max), log_term(qh[0], pl[0], alpha_max));
-      const double lf1 = std::max(log_term(ph[1], ql[1], alpha_max), log_term(qh[1], pl[1], alpha_max));
+      for (const FinalPart& part : p.parts)
+        density_after_step(part.before, part.step, ends, pl, ph, options.propagate);
+      for (const FinalPart& part : q.parts)
+        density_after_step(part.before, part.step, ends, ql, qh, options.propagate);
+      const double lf0 =
+          std::max(log_term(ph[0], ql[0], alpha_max), log_term(qh[0], pl[0], alpha_max));
+      const double lf1 =
+          std::max(log_term(ph[1], ql[1], alpha_max), log_term(qh[1], pl[1], alpha_max));
       bool grew = false;
-      if (lf0 > -700 && below < 8) { ++below; grew = true; }
-      if (lf1 > -700 && above < 8) { ++above; grew = true; }
+      if (lf0 > -700 && below < 8) {
+        ++below;
+        grew = true;
+      }
+      if (lf1 > -700 && above < 8) {
+        ++above;
+        grew = true;
+      }
       if (!grew) break;
       build();
     }
@@ -119,19 +131,34 @@ DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOp
 
 /// log of an upper bound on the integral of p_hi^alpha q_lo^(1 - alpha) over the grid, by the
 /// trapezoidal rule plus its difference to the rule of twice the step.
-double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql,
-                          double step, double alpha) {
-  const std::size_t m = ph.size() - 1;
+double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql, double step,
+                          double alpha, bool clamped) {
+  std::size_t first = 0, last = ph.size() - 1;
+  bool cut_below = false, cut_above = false;
+  if (!clamped) {
+    // unclamped laws: only where Q's lower density is in double's normal range; the integrand
+    // at each end of that range where P's density goes on must be negligible (e^-40 of the
+    // total, below the sum's rounding), otherwise the region beyond, where the densities
+    // underflow, may hold the tilted law: no bound
+    while (first < last && !(ql[first] > 1e-300)) ++first;
+    while (last > first && !(ql[last] > 1e-300)) --last;
+    cut_below = first > 0 && ph[first - 1] > 0;
+    cut_above = last + 1 < ph.size() && ph[last + 1] > 0;
+  }
   LogSum fine, coarse;
-  for (std::size_t i = 0; i <= m; ++i) {
+  for (std::size_t i = first; i <= last; ++i) {
     double t = log_term(ph[i], ql[i], alpha);
-    const bool end = (i == 0 || i == m);
+    const bool end = (i == first || i == last);
     if (end) t += std::log(0.5);
     fine.add(t);
-    if (i % 2 == 0) coarse.add(t);
+    if ((i - first) % 2 == 0) coarse.add(t);
   }
   const double lf = fine.value() + std::log(step), lc = coarse.value() + std::log(2.0 * step);
   if (!std::isfinite(lf) || !std::isfinite(lc)) return std::max(lf, lc);
+  if ((cut_below && log_term(ph[first], ql[first], alpha) + std::log(step) > lf - 40) ||
+      (cut_above && log_term(ph[last], ql[last], alpha) + std::log(step) > lf - 40)) {
+    return kInf;
+  }
   // max(I, I2) + |I - I2|
   const double hi = std::max(lf, lc), lo = std::min(lf, lc);
   // plus 1e-12 relative for the rounding of the sums
@@ -145,7 +172,7 @@ double upper_from(const DensityBounds& d, const ExactLaw& p, const ExactLaw& q, 
   const CellLaw& a = forward ? p.last : q.last;
   const CellLaw& b = forward ? q.last : p.last;
   LogSum total;
-  total.add(log_integral_upper(ph, ql, d.step, alpha));
+  total.add(log_integral_upper(ph, ql, d.step, alpha, a.clamped));
   for (std::size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) {
     total.add(log_term(a.points[i].mass.hi, b.points[i].mass.lo, alpha));
   }
@@ -160,7 +187,8 @@ double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha) {
   check_same_grid(p, q, "renyi_lower");
   if (!(alpha > 1)) throw InternalError("renyi_lower: alpha > 1");
   LogSum s;
-  for (std::size_t k = 0; k < p.mass_lo.size(); ++k) s.add(log_term(p.mass_lo[k], q.mass_hi[k], alpha));
+  for (std::size_t k = 0; k < p.mass_lo.size(); ++k)
+    s.add(log_term(p.mass_lo[k], q.mass_hi[k], alpha));
   if (p.points.size() != q.points.size()) throw InternalError("renyi_lower: point masses differ");
   for (std::size_t i = 0; i < p.points.size(); ++i) {
     if (p.points[i].x != q.points[i].x) throw InternalError("renyi_lower: point masses differ");
@@ -180,7 +208,8 @@ double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const Ren
   const DensityBounds d = density_bounds(p, q, options, alpha);
   if (uncertified) {
     *uncertified = "the trapezoidal rule's error (estimated by the rule of twice the step)";
-    if (!p.last.clamped) *uncertified += "; the integral beyond the grid (taken as the outside mass's bound)";
+    if (!p.last.clamped)
+      *uncertified += "; the integral beyond the grid (taken as the outside mass's bound)";
   }
   return upper_from(d, p, q, true, alpha);
 }
