@@ -1,0 +1,103 @@
+// Certified one-dimensional laws of noisy (projected) SGD iterates and their one-step
+// propagation (docs/exact-laws.md).
+//
+// A law is held as bounds, not as numbers: for every cell C_k of a uniform grid on [lo, hi]
+// a lower and an upper bound on its mass P(C_k) and on its first moment about the cell's
+// centre D_k = integral over C_k of (x - x_k) dP(x); point masses (the projection's two
+// boundary atoms, the starting point) with lower and upper masses; and, without projection,
+// the mass outside [lo, hi] with its bounds. Every operation keeps the true law's numbers
+// inside the bounds (up to floating-point rounding, ~1e-16 relative). One step is a Markov
+// kernel: a mixture over cases (what the batch law does to the pair) of an affine update
+// x -> a x + c, then N(0, s^2) noise, then the clamp to [lo, hi] when the law is projected.
+// Each source cell's contribution to each target is bracketed twice, by the range of the
+// target's Gaussian probability over the source cell (first order in the cell width h) and
+// by a Taylor expansion about the cell's centre whose linear term uses the first-moment
+// bounds and whose remainder is bounded by the second derivative (second order in h/s);
+// the tighter of the two is kept; a third bracket, the Taylor expansion to second order with
+// the second-moment bounds (remainder third order), is intersected with them.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace rdpaudit::exact {
+
+/// A closed interval [lo, hi] holding an unknown number (lo <= hi).
+struct Bracket {
+  double lo = 0.0, hi = 0.0;
+};
+
+/// A point mass at `x` whose mass lies in `mass`.
+struct PointMass {
+  double x = 0.0;
+  Bracket mass;
+};
+
+/// A (sub-)probability law on the line, as bounds (see the file comment).
+struct CellLaw {
+  double lo = 0.0, hi = 1.0;  ///< the grid covers [lo, hi]
+  int cells = 1;
+  /// True: the iterate is clamped to [lo, hi] (projection), the boundary atoms are
+  /// points[0] (at lo) and points[1] (at hi) and `outside` is zero.
+  bool clamped = false;
+  /// Total mass, known exactly (1 for a law, less for part of a mixture).
+  double total = 1.0;
+  std::vector<double> mass_lo, mass_hi;      ///< per cell
+  std::vector<double> moment_lo, moment_hi;  ///< per cell, first moment about the centre
+  std::vector<double> second_lo, second_hi;  ///< per cell, second moment about the centre
+  std::vector<PointMass> points;
+  Bracket outside;  ///< unclamped: mass outside [lo, hi]
+
+  double width() const { return (hi - lo) / cells; }
+  double centre(int k) const { return lo + (k + 0.5) * width(); }
+  /// Sum of the upper minus the lower masses of cells, points and outside.
+  double total_gap() const;
+};
+
+/// An empty law (all bounds zero, total 0) on the grid of `like`.
+CellLaw empty_like(const CellLaw& like);
+
+/// The law of a point mass at x0 (clamped into [lo, hi] when `clamped`), or, with sd > 0,
+/// of N(x0, sd^2) (clamped: then projected), on `cells` cells of [lo, hi].
+CellLaw initial_law(double lo, double hi, int cells, bool clamped, double x0, double sd);
+
+/// One case of a step: with probability `weight` the update is x -> slope x + shift.
+struct AffineCase {
+  double weight = 1.0;
+  double slope = 1.0;
+  double shift = 0.0;
+};
+
+/// One step: a mixture of affine cases (weights sum to 1), then N(0, noise_std^2).
+struct Step {
+  std::vector<AffineCase> cases;
+  double noise_std = 1.0;
+};
+
+struct PropagateOptions {
+  /// Targets farther than this many noise sds from a source's image are not visited; the
+  /// mass sent there (below 2 Q(reach) of the source) is added to every cell's upper bound.
+  /// At 38, Q(38) ~ 3e-316 is below every density the brackets use: a smaller reach puts a
+  /// floor under the upper bounds that the far tails' lower bounds cannot match (an upper
+  /// bound on R_alpha far above the truth at large alpha).
+  double reach = 38.0;
+};
+
+/// The law after one step (slopes must be positive: the maps are increasing).
+CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& options = {});
+
+/// acc += weight * law (same grid); bounds and totals add.
+void add_scaled(CellLaw& acc, const CellLaw& law, double weight);
+
+/// Tightens every mass bound with the known total (each mass is at least the total minus
+/// the others' upper bounds and at most the total minus their lower bounds) and every
+/// moment bound with |D_k| <= P(C_k) h / 2.
+void tighten(CellLaw& law);
+
+/// Pointwise bounds on the density at y of the interior part of the law after `step` from
+/// `law` (the clamp changes nothing inside (lo, hi)), at each of `ys`; added to lo and hi.
+void density_after_step(const CellLaw& law, const Step& step, const std::vector<double>& ys,
+                        std::vector<double>& lo, std::vector<double>& hi,
+                        const PropagateOptions& options = {});
+
+}  // namespace rdpaudit::exact

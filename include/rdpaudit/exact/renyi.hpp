@@ -1,0 +1,55 @@
+// Lower and upper bounds on R_alpha between two laws held by the exact engine
+// (docs/exact-laws.md, "Renyi brackets").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rdpaudit/exact/law.hpp"
+
+namespace rdpaudit::exact {
+
+/// Part of how the law at T was reached: `weight` times the law at T - 1 (`before`, possibly
+/// a sub-probability part of a mixture) moved by the last step `step`.
+struct FinalPart {
+  double weight = 1.0;
+  CellLaw before;
+  Step step;
+};
+
+/// The law of the last iterate: its bounds (`last`) and the last step's parts, whose sum is
+/// that law (the upper bound needs the density, which the last step gives pointwise).
+struct ExactLaw {
+  CellLaw last;
+  std::vector<FinalPart> parts;
+};
+
+struct RenyiOptions {
+  /// Points per cell of the trapezoidal rule over the density bounds of the upper bound.
+  int points_per_cell = 2;
+  PropagateOptions propagate;
+};
+
+/// R_alpha bounds in both directions: forward = R_alpha(P || Q), backward = R_alpha(Q || P).
+struct RenyiBracketRow {
+  double alpha = 0;
+  Bracket forward, backward;
+};
+
+/// Certified lower bound on R_alpha(P || Q), alpha > 1, from the cells, atoms and outside mass
+/// of the two laws (same grid): sum_k p_k^alpha q_k^(1 - alpha) over those pieces is at most
+/// the integral (data processing) and grows in p_k and falls in q_k.
+double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha);
+
+/// Upper bound on R_alpha(P || Q): the density bounds after the last step (pointwise,
+/// certified) integrated by the trapezoidal rule with the difference to the rule of twice the
+/// step added (estimated, not certified), plus the atoms' upper masses of P against the lower
+/// masses of Q. `uncertified` receives a note on what the bound leaves out.
+double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const RenyiOptions& options,
+                   std::string* uncertified = nullptr);
+
+std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
+                                            const std::vector<double>& alphas,
+                                            const RenyiOptions& options = {});
+
+}  // namespace rdpaudit::exact

@@ -1,0 +1,295 @@
+// The last iterate's law under D and D' for every batch scheme (docs/exact-laws.md).
+#include "rdpaudit/exact/chain.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::exact {
+
+namespace {
+
+using config::BatchScheme;
+using config::LossKind;
+
+/// The update x -> a x + c of a batch with the differing record in or out and `others`
+/// other records, normalised by `norm` (b, or q n under Poisson).
+AffineCase batch_case(const ChainSpec& c, bool d_prime, bool in, double others, double norm,
+                      double weight) {
+  const bool absent = c.crafted && d_prime;             // D' lacks the crafted record
+  const bool crafted_in = c.crafted && !d_prime && in;  // D's record: a gradient, no loss
+  const double record = d_prime ? c.record_dprime : c.record_d;
+  AffineCase k;
+  k.weight = weight;
+  if (c.loss == LossKind::kQuadratic) {
+    const double loss_records = others + ((in && !absent && !c.crafted) ? 1.0 : 0.0);
+    double sum = others * c.background + ((in && !absent && !c.crafted) ? record : 0.0);
+    k.slope = 1.0 - c.eta * c.lambda * loss_records / norm;
+    k.shift = c.eta * c.lambda * sum / norm;
+    if (crafted_in) k.shift -= c.eta * record / norm;
+  } else {
+    const double sum = others * c.background + ((in && !absent) ? record : 0.0);
+    k.slope = 1.0;
+    k.shift = -c.eta * sum / norm;
+  }
+  return k;
+}
+
+/// Merges cases with the same map (their weights add).
+Step merged(std::vector<AffineCase> cases, double s) {
+  Step step;
+  step.noise_std = s;
+  for (const AffineCase& k : cases) {
+    if (!(k.weight > 0)) continue;
+    auto it = std::find_if(step.cases.begin(), step.cases.end(), [&](const AffineCase& o) {
+      return o.slope == k.slope && o.shift == k.shift;
+    });
+    if (it == step.cases.end()) {
+      step.cases.push_back(k);
+    } else {
+      it->weight += k.weight;
+    }
+  }
+  return step;
+}
+
+double log_binomial_pmf(int n, int k, double q) {
+  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(q) +
+         (n - k) * std::log1p(-q);
+}
+
+/// The grid: the projection interval, or the hull of the means over every step of both
+/// datasets plus grid_sds sds of the widest law.
+void choose_grid(const ChainSpec& c, const EngineOptions& o, double& lo, double& hi, int& cells) {
+  const double h = c.step_std / o.cells_per_sd;
+  if (c.clamped()) {
+    lo = c.clamp_lo;
+    hi = c.clamp_hi;
+  } else {
+    double m_lo = c.init_mean, m_hi = c.init_mean, var = c.init_std * c.init_std;
+    double all_lo = m_lo - o.grid_sds * std::sqrt(var), all_hi = m_hi + o.grid_sds * std::sqrt(var);
+    std::vector<AffineCase> every;
+    for (bool dp : {false, true}) {
+      for (const Step& st : {step_in(c, dp), step_out(c, dp), step_sampled(c, dp)}) {
+        every.insert(every.end(), st.cases.begin(), st.cases.end());
+      }
+    }
+    for (long t = 0; t < c.steps; ++t) {
+      double nlo = std::numeric_limits<double>::infinity(), nhi = -nlo, amax = 0;
+      for (const AffineCase& k : every) {
+        nlo = std::min(nlo, k.slope * m_lo + k.shift);
+        nhi = std::max(nhi, k.slope * m_hi + k.shift);
+        amax = std::max(amax, k.slope);
+      }
+      m_lo = nlo;
+      m_hi = nhi;
+      var = amax * amax * var + c.step_std * c.step_std;
+      all_lo = std::min(all_lo, m_lo - o.grid_sds * std::sqrt(var));
+      all_hi = std::max(all_hi, m_hi + o.grid_sds * std::sqrt(var));
+    }
+    lo = all_lo;
+    hi = all_hi;
+  }
+  cells = std::max(1, static_cast<int>(std::ceil((hi - lo) / h)));
+}
+
+}  // namespace
+
+Step step_in(const ChainSpec& c, bool d_prime) {
+  if (c.scheme == BatchScheme::kFullBatch) {
+    return merged({batch_case(c, d_prime, true, c.n - 1, c.n, 1.0)}, c.step_std);
+  }
+  return merged({batch_case(c, d_prime, true, c.batch - 1, c.batch, 1.0)}, c.step_std);
+}
+
+Step step_out(const ChainSpec& c, bool d_prime) {
+  return merged({batch_case(c, d_prime, false, c.batch, c.batch, 1.0)}, c.step_std);
+}
+
+Step step_sampled(const ChainSpec& c, bool d_prime) {
+  if (c.scheme == BatchScheme::kPoisson) {
+    const double q = c.sampling_rate, norm = q * c.n;
+    std::vector<AffineCase> cases;
+    for (int k = 0; k <= c.n - 1; ++k) {
+      const double pk =
+          q >= 1 ? (k == c.n - 1 ? 1.0 : 0.0) : std::exp(log_binomial_pmf(c.n - 1, k, q));
+      if (!(pk > 0)) continue;
+      cases.push_back(batch_case(c, d_prime, true, k, norm, q * pk));
+      if (q < 1) cases.push_back(batch_case(c, d_prime, false, k, norm, (1 - q) * pk));
+    }
+    return merged(cases, c.step_std);
+  }
+  const double w = static_cast<double>(c.batch) / c.n;
+  std::vector<AffineCase> cases = {batch_case(c, d_prime, true, c.batch - 1, c.batch, w)};
+  if (w < 1) cases.push_back(batch_case(c, d_prime, false, c.batch, c.batch, 1 - w));
+  return merged(cases, c.step_std);
+}
+
+std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why) {
+  if (s.dim != 1) {
+    why = "the exact engine evolves one-dimensional iterates (model.dim = 1)";
+    return std::nullopt;
+  }
+  if (s.loss != LossKind::kQuadratic && s.loss != LossKind::kLinear) {
+    why = "the exact engine covers the quadratic and linear losses (affine updates)";
+    return std::nullopt;
+  }
+  const auto& data = s.data;
+  const int n = data.n(), i0 = data.differing_index;
+  if (n < 1 || data.points.cols() != 1 || i0 < 0 || i0 >= n) {
+    why = "the neighbouring pair is not one-dimensional";
+    return std::nullopt;
+  }
+  ChainSpec c;
+  c.loss = s.loss;
+  c.lambda = s.loss == LossKind::kQuadratic ? s.lambda : 0.0;
+  c.eta = s.eta;
+  c.step_std = s.step_std;
+  if (std::isfinite(s.projection_diameter)) {
+    const double centre = s.projection_center.size() > 0 ? s.projection_center(0) : 0.0;
+    c.clamp_lo = centre - 0.5 * s.projection_diameter;
+    c.clamp_hi = centre + 0.5 * s.projection_diameter;
+  }
+  c.init_mean = s.init_mean.size() > 0 ? s.init_mean(0) : 0.0;
+  c.init_std = s.init_std;
+  bool have_background = false;
+  for (int i = 0; i < n; ++i) {
+    if (i == i0) continue;
+    const double v = data.points(i, 0);
+    if (!have_background) {
+      c.background = v;
+      have_background = true;
+    } else if (v != c.background) {
+      why =
+          "the other records differ from one another (not interchangeable): the batch law "
+          "does not reduce to the differing record's inclusion";
+      return std::nullopt;
+    }
+  }
+  if (data.crafted) {
+    if (!data.crafted_constant() || data.crafted_gradient.cols() != 1) {
+      why = "the crafted gradient changes over the steps (not yet covered by the exact engine)";
+      return std::nullopt;
+    }
+    c.crafted = true;
+    c.record_d = data.crafted_gradient(0, 0);
+    c.record_dprime = 0.0;
+  } else {
+    c.record_d = data.points(i0, 0);
+    c.record_dprime = data.replacement.size() > 0 ? data.replacement(0) : 0.0;
+  }
+  c.n = n;
+  c.batch = s.batch_size;
+  c.scheme = s.scheme;
+  c.steps = s.steps;
+  c.steps_per_epoch = s.steps_per_epoch;
+  c.differing_batch = std::max(0, s.differing_batch);
+  c.sampling_rate = s.sampling_rate;
+  if (!(c.step_std > 0) || c.steps < 1) {
+    why = "no noise or no step";
+    return std::nullopt;
+  }
+  for (bool dp : {false, true}) {
+    for (const Step& st : {step_in(c, dp), step_out(c, dp), step_sampled(c, dp)}) {
+      for (const AffineCase& k : st.cases) {
+        if (!(k.slope > 0)) {
+          why =
+              "an update contracts past zero (eta lambda |B| / b >= 1): the map is not increasing";
+          return std::nullopt;
+        }
+      }
+    }
+  }
+  return c;
+}
+
+ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
+  if (c.steps < 1 || !(c.step_std > 0))
+    throw InternalError("evolve_pair: steps >= 1, step_std > 0");
+  double lo = 0, hi = 0;
+  int cells = 1;
+  choose_grid(c, o, lo, hi, cells);
+  const PropagateOptions& po = o.renyi.propagate;
+  ChainLaws out;
+  for (bool dp : {false, true}) {
+    ExactLaw& result = dp ? out.dprime : out.d;
+    const CellLaw start = initial_law(lo, hi, cells, c.clamped(), c.init_mean, c.init_std);
+    const Step in = step_in(c, dp), not_in = step_out(c, dp), sampled = step_sampled(c, dp);
+    const long T = c.steps, m = std::max(1L, c.steps_per_epoch);
+    switch (c.scheme) {
+      case BatchScheme::kFullBatch:
+      case BatchScheme::kSampleWithoutReplacement:
+      case BatchScheme::kPoisson:
+      case BatchScheme::kFixedOrder: {
+        // one chain: every step the same kernel, or the fixed order's schedule
+        CellLaw law = start;
+        const auto kernel = [&](long t) -> const Step& {
+          if (c.scheme == BatchScheme::kFullBatch) return in;
+          if (c.scheme == BatchScheme::kFixedOrder)
+            return (t % m == c.differing_batch) ? in : not_in;
+          return sampled;
+        };
+        for (long t = 0; t < T; ++t) {
+          if (t == T - 1) result.parts = {FinalPart{1.0, law, kernel(t)}};
+          law = propagate(law, kernel(t), po);
+        }
+        result.last = law;
+        break;
+      }
+      case BatchScheme::kShufflePartition: {
+        // one random partition for all epochs: a mixture over the differing record's batch j
+        // (probability b / n each), or no batch (n - m b records are left out)
+        const double w = static_cast<double>(c.batch) / c.n, none = 1.0 - m * w;
+        result.last = empty_like(start);
+        for (long j = -1; j < m; ++j) {
+          const double weight = j < 0 ? none : w;
+          if (!(weight > 1e-15)) continue;
+          CellLaw law = start;
+          for (long t = 0; t < T; ++t) {
+            const Step& k = (t % m == j) ? in : not_in;
+            if (t == T - 1) result.parts.push_back(FinalPart{weight, law, k});
+            law = propagate(law, k, po);
+          }
+          add_scaled(result.last, law, weight);
+        }
+        break;
+      }
+      case BatchScheme::kShuffleEachEpoch: {
+        // a fresh partition each epoch: within an epoch, `drawn` is the part of the law whose
+        // record has had its batch (sub-probability), `pending` the part still waiting
+        const double w = static_cast<double>(c.batch) / c.n;
+        CellLaw pending = start, drawn = empty_like(start);
+        for (long t = 0; t < T; ++t) {
+          const long i = t % m;
+          if (i == 0 && t > 0) {
+            add_scaled(pending, drawn, 1.0);
+            drawn = empty_like(start);
+          }
+          const double pi = 1.0 - i * w;  // the pending part's total
+          const double take = pi > 0 ? std::min(1.0, w / pi) : 0.0;
+          if (t == T - 1) {
+            result.parts.clear();
+            if (drawn.total > 0) result.parts.push_back(FinalPart{1.0, drawn, not_in});
+            if (take > 0) result.parts.push_back(FinalPart{take, pending, in});
+            if (take < 1) result.parts.push_back(FinalPart{1.0 - take, pending, not_in});
+          }
+          CellLaw next_drawn = drawn.total > 0 ? propagate(drawn, not_in, po) : empty_like(start);
+          if (take > 0) add_scaled(next_drawn, propagate(pending, in, po), take);
+          CellLaw next_pending = empty_like(start);
+          if (take < 1) add_scaled(next_pending, propagate(pending, not_in, po), 1.0 - take);
+          drawn = std::move(next_drawn);
+          pending = std::move(next_pending);
+        }
+        result.last = empty_like(start);
+        add_scaled(result.last, drawn, 1.0);
+        add_scaled(result.last, pending, 1.0);
+        break;
+      }
+    }
+    tighten(result.last);
+  }
+  return out;
+}
+
+}  // namespace rdpaudit::exact

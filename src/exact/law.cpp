@@ -1,0 +1,748 @@
+// Certified propagation of a 1-D law through one noisy-SGD step (docs/exact-laws.md).
+#include "rdpaudit/exact/law.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::exact {
+
+namespace {
+
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+double pdf(double u) {
+  return kInvSqrt2Pi * std::exp(-0.5 * u * u);
+}
+double upper_tail(double u) {
+  return 0.5 * std::erfc(u * kInvSqrt2);
+}  // P(Z > u)
+double lower_tail(double u) {
+  return 0.5 * std::erfc(-u * kInvSqrt2);
+}  // P(Z <= u)
+
+/// P(u1 < Z <= u2), u1 <= u2, from the tail on the side where both ends lie (no cancellation
+/// of two numbers near 1).
+double interval_prob(double u1, double u2) {
+  if (u1 >= 0.0) return std::max(0.0, upper_tail(u1) - upper_tail(u2));
+  if (u2 <= 0.0) return std::max(0.0, lower_tail(u2) - lower_tail(u1));
+  return std::max(0.0, 1.0 - upper_tail(u2) - lower_tail(u1));
+}
+
+/// sup of |u| pdf(u) over [u1, u2]: the function rises on [0, 1] and falls beyond.
+double sup_u_pdf(double u1, double u2) {
+  if ((u1 <= 1.0 && u2 >= 1.0) || (u1 <= -1.0 && u2 >= -1.0)) return pdf(1.0);
+  return std::max(std::fabs(u1) * pdf(u1), std::fabs(u2) * pdf(u2));
+}
+
+/// sup of |u^2 - 1| pdf(u) over [u1, u2]: maxima at 0 and +-sqrt(3), zeros at +-1.
+double sup_u2m1_pdf(double u1, double u2) {
+  const auto f = [](double u) { return std::fabs(u * u - 1.0) * pdf(u); };
+  double m = std::max(f(u1), f(u2));
+  constexpr double kRoot3 = 1.7320508075688772935;
+  for (double c : {0.0, kRoot3, -kRoot3}) {
+    if (u1 <= c && c <= u2) m = std::max(m, f(c));
+  }
+  return m;
+}
+
+/// sup of |u^3 - 3u| pdf(u) over [u1, u2]: critical points at u^2 = 3 -+ sqrt(6).
+double sup_u3m3u_pdf(double u1, double u2) {
+  const auto f = [](double u) { return std::fabs(u * u * u - 3.0 * u) * pdf(u); };
+  double m = std::max(f(u1), f(u2));
+  for (double c : {0.74196378430272585, 2.3344142183389773}) {
+    for (double sign : {1.0, -1.0}) {
+      if (u1 <= sign * c && sign * c <= u2) m = std::max(m, f(sign * c));
+    }
+  }
+  return m;
+}
+
+/// sup of |1 - u^2| pdf(u) over [u1, u2] (the same function as sup_u2m1_pdf).
+double sup_1mu2_pdf(double u1, double u2) {
+  return sup_u2m1_pdf(u1, u2);
+}
+
+/// integral over [y - h/2, y + h/2] of (v - y)^2 pdf_s(v - m) dv, by 8-point Gauss-Legendre
+/// (the integrand is a quadratic times a Gaussian that varies by at most e^(38 h / s) over the
+/// cell: the rule's error is far below rounding for h <= s / 4).
+/// The same rule for the integrals of (v - y) pdf_s(v - m) (moment) and of its m-derivative
+/// (v - y) (v - m) / s^2 pdf_s(v - m).
+void first_moment_integrals(double y, double h, double m, double s, double& value, double& slope) {
+  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                              0.9602898564975363};
+  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                              0.1012285362903763};
+  double sum = 0.0, sum_d = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    for (double sign : {1.0, -1.0}) {
+      const double v = sign * 0.5 * h * x[i], u = (y + v - m) / s, f = w[i] * v * pdf(u);
+      sum += f;
+      sum_d += f * u / s;
+    }
+  }
+  value = sum * 0.5 * h / s;
+  slope = sum_d * 0.5 * h / s;
+}
+
+/// The integral of (v - y)^2 (v - m) / s^2 pdf_s(v - m) over the cell: the m-derivative of
+/// second_moment_integral.
+double second_moment_slope(double y, double h, double m, double s) {
+  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                              0.9602898564975363};
+  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                              0.1012285362903763};
+  double sum = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    for (double sign : {1.0, -1.0}) {
+      const double v = sign * 0.5 * h * x[i], u = (y + v - m) / s;
+      sum += w[i] * v * v * u / s * pdf(u);
+    }
+  }
+  return sum * 0.5 * h / s;
+}
+
+double second_moment_integral(double y, double h, double m, double s) {
+  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                              0.9602898564975363};
+  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                              0.1012285362903763};
+  double sum = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    for (double sign : {1.0, -1.0}) {
+      const double v = sign * 0.5 * h * x[i];
+      sum += w[i] * v * v * pdf((y + v - m) / s);
+    }
+  }
+  return sum * 0.5 * h / s;
+}
+
+/// What one source (a cell's image interval [mc - hm, mc + hm], or a point: hm = 0) sends
+/// to one target cell, per unit of the source's mass and moment.
+struct Coef {
+  double g_min = 0, g_max = 0;  ///< range of the target's probability over the source
+  double g_centre = 0;          ///< at the source's centre
+  double remainder = 0;         ///< Taylor remainder bound per unit mass
+  double slope = 0;             ///< d/dx of the probability at the centre (times the moment)
+  double h_lo = 0, h_hi = 0;    ///< range of the target's first moment per unit mass
+  double curvature = 0;         ///< half the second m-derivative of the probability at the centre
+  double third = 0;             ///< third-order remainder per unit of second moment
+  double k_lo = 0, k_hi = 0;    ///< range of the target's second moment per unit mass
+  /// Taylor bracket of the target's first moment: value and m-derivative at the centre, and
+  /// the remainder per unit of second moment
+  double m_centre = 0, m_slope = 0, m_third = 0;
+  /// the same for the target's second moment
+  double k_centre = 0, k_slope = 0, k_third = 0;
+};
+
+/// The coefficients of target cells [e0 + i h, e0 + (i + 1) h), i = 0 .. count - 1, from a
+/// source whose image has centre mc and half-width hm under a map of slope a, noise s.
+void coefficients(double e0, double h, int count, double mc, double hm, double a, double s,
+                  std::vector<Coef>& out) {
+  out.assign(static_cast<std::size_t>(count), Coef{});
+  const double inv_s = 1.0 / s, du = hm * inv_s;
+  const double peak = std::erf(0.5 * h * inv_s * kInvSqrt2);
+  double u_prev = (e0 - mc) * inv_s;
+  double pdf_prev = pdf(u_prev), psi_prev = sup_u_pdf(u_prev - du, u_prev + du);
+  for (int i = 0; i < count; ++i) {
+    const double ea = e0 + i * h, eb = ea + h, y = ea + 0.5 * h;
+    const double ua = u_prev, ub = (eb - mc) * inv_s;
+    const double pdf_b = pdf(ub), psi_b = sup_u_pdf(ub - du, ub + du);
+    Coef& c = out[static_cast<std::size_t>(i)];
+    c.g_centre = interval_prob(ua, ub);
+    if (hm > 0) {
+      const double g_lo = interval_prob(ua + du, ub + du);  // centre at mc - hm
+      const double g_hi = interval_prob(ua - du, ub - du);  // centre at mc + hm
+      c.g_min = std::min(g_lo, g_hi);
+      // unimodal in the centre, largest when the centre is the target's midpoint
+      c.g_max = (mc + hm <= y) ? g_hi : (mc - hm >= y ? g_lo : peak);
+      c.g_max = std::max(c.g_max, std::max(g_lo, g_hi));
+      c.slope = a * (pdf_prev - pdf_b) * inv_s;
+      // G''(m) = (u_a pdf(u_a) - u_b pdf(u_b)) / s^2 with u_b - u_a = h / s: by the mean value
+      // theorem at most h / s times sup |(1 - u^2) pdf(u)| / s^2 over the edges' range (second
+      // order in h / s relative to G), and at most the sum of the two terms
+      const double g2 =
+          std::min(psi_prev + psi_b, h * inv_s * sup_u2m1_pdf(ua - du, ub + du)) * inv_s * inv_s;
+      c.remainder = 0.5 * g2 * hm * hm;
+      // second order: G''(centre) / 2, and |G'''| <= (h / s) sup |(u^3 - 3u) pdf| / s^3 (mean
+      // value theorem on (1 - u^2) pdf(u) between the edges) with |m - centre|^3 <= hm (m -
+      // centre)^2
+      c.curvature = 0.5 * (ua * pdf_prev - ub * pdf_b) * inv_s * inv_s;
+      const double g3 = std::min(sup_1mu2_pdf(ua - du, ua + du) + sup_1mu2_pdf(ub - du, ub + du),
+                                 h * inv_s * sup_u3m3u_pdf(ua - du, ub + du)) *
+                        inv_s * inv_s * inv_s;
+      c.third = g3 * hm / 6.0;
+      // the target's second moment K(m): its value at the centre and |K'| <= (h/2)^2 (h/s)
+      // sup |u pdf(u)| / s over the image
+      const double k_c = second_moment_integral(y, h, mc, s);
+      const double k_slope = 0.25 * h * h * h * inv_s * sup_u_pdf(ua - du, ub + du) * inv_s;
+      c.k_lo = std::max(0.0, k_c - hm * k_slope);
+      c.k_hi = std::min(0.25 * h * h * c.g_max, k_c + hm * k_slope);
+      c.k_hi = std::max(c.k_hi, c.k_lo);
+      // the first moment H(m) by Taylor: |H''| <= (h/2) h sup |(u^2 - 1) pdf| / s^3
+      first_moment_integrals(y, h, mc, s, c.m_centre, c.m_slope);
+      c.m_third = 0.5 * 0.5 * h * h * sup_u2m1_pdf(ua - du, ub + du) * inv_s * inv_s * inv_s;
+      // and K(m): |K''| <= (h/2)^2 h sup |(u^2 - 1) pdf| / s^3
+      c.k_centre = k_c;
+      c.k_slope = second_moment_slope(y, h, mc, s);
+      c.k_third = 0.5 * 0.25 * h * h * h * sup_u2m1_pdf(ua - du, ub + du) * inv_s * inv_s * inv_s;
+      // mean offset within the target of N(m, s^2) given the target: increasing in m
+      const auto mean_offset = [&](double m, double g) {
+        const double u1 = (ea - m) * inv_s, u2 = (eb - m) * inv_s;
+        double mu = g > 0 ? s * (pdf(u1) - pdf(u2)) / g + (m - y) : (m < y ? -0.5 * h : 0.5 * h);
+        if (!std::isfinite(mu)) mu = m < y ? -0.5 * h : 0.5 * h;
+        return std::clamp(mu, -0.5 * h, 0.5 * h);
+      };
+      const double mu_lo = mean_offset(mc - hm, g_lo), mu_hi = mean_offset(mc + hm, g_hi);
+      c.h_lo = std::min(c.g_min * mu_lo, c.g_max * mu_lo);
+      c.h_hi = std::max(c.g_min * mu_hi, c.g_max * mu_hi);
+    } else {
+      c.g_min = c.g_max = c.g_centre;
+      double mu = c.g_centre > 0 ? s * (pdf_prev - pdf_b) / c.g_centre + (mc - y)
+                                 : (mc < y ? -0.5 * h : 0.5 * h);
+      if (!std::isfinite(mu)) mu = mc < y ? -0.5 * h : 0.5 * h;
+      mu = std::clamp(mu, -0.5 * h, 0.5 * h);
+      c.h_lo = c.h_hi = c.g_centre * mu;
+      c.k_lo = c.k_hi = std::min(0.25 * h * h * c.g_centre, second_moment_integral(y, h, mc, s));
+      first_moment_integrals(y, h, mc, s, c.m_centre, c.m_slope);
+      c.m_centre = std::clamp(c.m_centre, c.h_lo, c.h_hi);
+      c.k_centre = c.k_lo;
+    }
+    u_prev = ub;
+    pdf_prev = pdf_b;
+    psi_prev = psi_b;
+  }
+}
+
+/// Adds weight * (what a source of mass [pl, pu] and moment [dl, du] sends through the
+/// coefficients) to the target cells first .. first + count - 1 of `out`.
+void accumulate(const std::vector<Coef>& coef, int skip, int first, int count, double weight,
+                double pl, double pu, double dl, double du, double vl, double vu, CellLaw& out) {
+  for (int i = 0; i < count; ++i) {
+    const Coef& c = coef[static_cast<std::size_t>(skip + i)];
+    const double lin_lo = std::min(dl * c.slope, du * c.slope);
+    const double lin_hi = std::max(dl * c.slope, du * c.slope);
+    const double t_lo = c.g_centre - c.remainder, t_hi = c.g_centre + c.remainder;
+    const double base_lo = (c.g_centre >= 0 ? pl : pu) * c.g_centre;
+    const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
+    const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
+    const double lo =
+        std::max({pl * c.g_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, base_lo + lin_lo + quad_lo});
+    const double hi =
+        std::min({pu * c.g_max, pu * t_hi + lin_hi, pu * c.g_centre + lin_hi + quad_hi});
+    const auto k = static_cast<std::size_t>(first + i);
+    out.mass_lo[k] += weight * std::max(lo, 0.0);
+    out.mass_hi[k] += weight * std::max(hi, 0.0);
+    const double mlin_lo = std::min(dl * c.m_slope, du * c.m_slope);
+    const double mlin_hi = std::max(dl * c.m_slope, du * c.m_slope);
+    const double m_lo = std::min(pl * c.m_centre, pu * c.m_centre) + mlin_lo - vu * c.m_third;
+    const double m_hi = std::max(pl * c.m_centre, pu * c.m_centre) + mlin_hi + vu * c.m_third;
+    out.moment_lo[k] += weight * std::max(std::min(pl * c.h_lo, pu * c.h_lo), m_lo);
+    out.moment_hi[k] += weight * std::min(std::max(pl * c.h_hi, pu * c.h_hi), m_hi);
+    const double klin_lo = std::min(dl * c.k_slope, du * c.k_slope);
+    const double klin_hi = std::max(dl * c.k_slope, du * c.k_slope);
+    const double k_lo = pl * c.k_centre + klin_lo - vu * c.k_third;
+    const double k_hi = pu * c.k_centre + klin_hi + vu * c.k_third;
+    out.second_lo[k] += weight * std::max(pl * c.k_lo, k_lo);
+    out.second_hi[k] += weight * std::min(pu * c.k_hi, k_hi);
+  }
+}
+
+/// Mass a source sends beyond `edge` (upwards = true: above it), as bounds for a source with
+/// image centre mc, half-width hm, slope a, mass [pl, pu] and moment [dl, du].
+Bracket beyond(double edge, bool upwards, double mc, double hm, double a, double s, double pl,
+               double pu, double dl, double du, double vl, double vu) {
+  const double inv_s = 1.0 / s;
+  const auto f = [&](double m) {
+    const double u = (edge - m) * inv_s;
+    return upwards ? upper_tail(u) : lower_tail(u);
+  };
+  const double fc = f(mc);
+  if (hm == 0) return {pl * fc, pu * fc};
+  const double f_lo = f(mc - hm), f_hi = f(mc + hm);
+  const double range_lo = upwards ? f_lo : f_hi, range_hi = upwards ? f_hi : f_lo;
+  const double uc = (edge - mc) * inv_s;
+  const double slope = a * (upwards ? 1.0 : -1.0) * pdf(uc) * inv_s;
+  const double rem = 0.5 * sup_u_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * hm * hm;
+  const double lin_lo = std::min(dl * slope, du * slope), lin_hi = std::max(dl * slope, du * slope);
+  const double t_lo = fc - rem;
+  // second order: f'' = +-u pdf(u) / s^2 at the centre, |f'''| <= sup |1 - u^2| pdf / s^3
+  const double curv = 0.5 * (upwards ? 1.0 : -1.0) * uc * pdf(uc) * inv_s * inv_s * a * a;
+  const double third = sup_1mu2_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * inv_s * a *
+                       a * a * (hm / a) / 6.0;
+  const double quad_lo = std::min(vl * curv, vu * curv) - vu * third;
+  const double quad_hi = std::max(vl * curv, vu * curv) + vu * third;
+  const double lo =
+      std::max({pl * range_lo, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, pl * fc + lin_lo + quad_lo});
+  const double hi = std::min({pu * range_hi, pu * (fc + rem) + lin_hi, pu * fc + lin_hi + quad_hi});
+  return {std::max(lo, 0.0), std::max(hi, 0.0)};
+}
+
+void check_law(const CellLaw& law, const char* where) {
+  const auto n = static_cast<std::size_t>(law.cells);
+  if (law.cells < 1 || !(law.hi > law.lo) || law.mass_lo.size() != n || law.mass_hi.size() != n ||
+      law.moment_lo.size() != n || law.moment_hi.size() != n || law.second_lo.size() != n ||
+      law.second_hi.size() != n || (law.clamped && law.points.size() < 2)) {
+    throw InternalError(std::string(where) + ": a malformed CellLaw");
+  }
+}
+
+/// Lattice points per cell for sources whose image is not a whole-cell shift.
+constexpr int kLattice = 32;
+
+struct LatticeTable {
+  long first = 0;  ///< first target cell, relative to the source's lattice cell
+  std::vector<Coef> coef;
+};
+
+/// The kLattice tables of a slope (image coordinate: slope 1, half-width hmw) on cells of
+/// width h, cached per (slope, s, h): table `key` is for an image centred key / kLattice of a
+/// cell above the grid's lower end.
+const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, double hmw,
+                                                double reach_sds) {
+  struct Entry {
+    double a, s, h, hmw, reach;
+    std::vector<LatticeTable> tables;
+  };
+  thread_local std::vector<Entry> cache;
+  for (const Entry& e : cache) {
+    if (e.a == a && e.s == s && e.h == h && e.hmw == hmw && e.reach == reach_sds) return e.tables;
+  }
+  if (cache.size() >= 256) cache.clear();
+  Entry e{a, s, h, hmw, reach_sds, std::vector<LatticeTable>(kLattice)};
+  const double reach = reach_sds * s;
+  for (int key = 0; key < kLattice; ++key) {
+    const double mc = key * h / kLattice;  // relative to the grid's lower end
+    LatticeTable& t = e.tables[static_cast<std::size_t>(key)];
+    t.first = static_cast<long>(std::floor((mc - hmw - reach) / h));
+    const long last = static_cast<long>(std::ceil((mc + hmw + reach) / h));
+    coefficients(t.first * h, h, static_cast<int>(last - t.first + 1), mc, hmw, 1.0, s, t.coef);
+  }
+  cache.push_back(std::move(e));
+  return cache.back().tables;
+}
+
+}  // namespace
+
+double CellLaw::total_gap() const {
+  double gap = outside.hi - outside.lo;
+  for (int k = 0; k < cells; ++k)
+    gap += mass_hi[static_cast<std::size_t>(k)] - mass_lo[static_cast<std::size_t>(k)];
+  for (const PointMass& p : points) gap += p.mass.hi - p.mass.lo;
+  return gap;
+}
+
+CellLaw empty_like(const CellLaw& like) {
+  CellLaw law;
+  law.lo = like.lo;
+  law.hi = like.hi;
+  law.cells = like.cells;
+  law.clamped = like.clamped;
+  law.total = 0.0;
+  const auto n = static_cast<std::size_t>(like.cells);
+  law.mass_lo.assign(n, 0.0);
+  law.mass_hi.assign(n, 0.0);
+  law.moment_lo.assign(n, 0.0);
+  law.moment_hi.assign(n, 0.0);
+  law.second_lo.assign(n, 0.0);
+  law.second_hi.assign(n, 0.0);
+  if (like.clamped) law.points = {PointMass{like.lo, {}}, PointMass{like.hi, {}}};
+  return law;
+}
+
+CellLaw initial_law(double lo, double hi, int cells, bool clamped, double x0, double sd) {
+  if (cells < 1 || !(hi > lo) || !(sd >= 0) || !std::isfinite(x0)) {
+    throw InternalError("initial_law: cells >= 1, hi > lo, sd >= 0, finite x0");
+  }
+  CellLaw shape;
+  shape.lo = lo;
+  shape.hi = hi;
+  shape.cells = cells;
+  shape.clamped = clamped;
+  CellLaw start = empty_like(shape);
+  const double x = clamped ? std::clamp(x0, lo, hi) : x0;
+  start.points.push_back(PointMass{x, {1.0, 1.0}});
+  start.total = 1.0;
+  if (sd == 0) {
+    // a point mass inside the grid, or on an atom
+    if (clamped && (x == lo || x == hi)) {
+      start.points.pop_back();
+      start.points[x == lo ? 0 : 1].mass = {1.0, 1.0};
+    } else if (!clamped && (x < lo || x > hi)) {
+      start.points.pop_back();
+      start.outside = {1.0, 1.0};
+    }
+    return start;
+  }
+  // N(x0, sd^2) is one exact step from the point mass
+  return propagate(start, Step{{AffineCase{1.0, 1.0, 0.0}}, sd});
+}
+
+void add_scaled(CellLaw& acc, const CellLaw& law, double weight) {
+  if (acc.cells != law.cells || acc.lo != law.lo || acc.hi != law.hi ||
+      acc.clamped != law.clamped) {
+    throw InternalError("add_scaled: laws on different grids");
+  }
+  for (std::size_t k = 0; k < acc.mass_lo.size(); ++k) {
+    acc.mass_lo[k] += weight * law.mass_lo[k];
+    acc.mass_hi[k] += weight * law.mass_hi[k];
+    acc.moment_lo[k] += weight * law.moment_lo[k];
+    acc.moment_hi[k] += weight * law.moment_hi[k];
+    acc.second_lo[k] += weight * law.second_lo[k];
+    acc.second_hi[k] += weight * law.second_hi[k];
+  }
+  for (const PointMass& p : law.points) {
+    auto it = std::find_if(acc.points.begin(), acc.points.end(),
+                           [&](const PointMass& q) { return q.x == p.x; });
+    if (it == acc.points.end()) {
+      acc.points.push_back(PointMass{p.x, {weight * p.mass.lo, weight * p.mass.hi}});
+    } else {
+      it->mass.lo += weight * p.mass.lo;
+      it->mass.hi += weight * p.mass.hi;
+    }
+  }
+  acc.outside.lo += weight * law.outside.lo;
+  acc.outside.hi += weight * law.outside.hi;
+  acc.total += weight * law.total;
+}
+
+void tighten(CellLaw& law) {
+  double sum_lo = law.outside.lo, sum_hi = law.outside.hi;
+  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
+    sum_lo += law.mass_lo[k];
+    sum_hi += law.mass_hi[k];
+  }
+  for (const PointMass& p : law.points) {
+    sum_lo += p.mass.lo;
+    sum_hi += p.mass.hi;
+  }
+  const double t = law.total;
+  // the sums are rounded: a slack far above their rounding error keeps the bounds valid
+  const double slack = 1e-12 * t;
+  const auto fix = [&](double& lo, double& hi) {
+    const double l = lo, u = hi;
+    hi = std::min(u, t - (sum_lo - l) + slack);
+    lo = std::max(l, t - (sum_hi - u) - slack);
+    lo = std::max(lo, 0.0);
+    hi = std::max(hi, lo);
+  };
+  const double half = 0.5 * law.width();
+  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
+    fix(law.mass_lo[k], law.mass_hi[k]);
+    law.second_lo[k] = std::max(law.second_lo[k], 0.0);
+    law.second_hi[k] =
+        std::max(std::min(law.second_hi[k], half * half * law.mass_hi[k]), law.second_lo[k]);
+    law.moment_lo[k] = std::max(law.moment_lo[k], -half * law.mass_hi[k]);
+    law.moment_hi[k] = std::min(law.moment_hi[k], half * law.mass_hi[k]);
+    if (law.moment_lo[k] > law.moment_hi[k]) {
+      // rounding only: the true moment lies in both brackets
+      const double m = 0.5 * (law.moment_lo[k] + law.moment_hi[k]);
+      law.moment_lo[k] = law.moment_hi[k] = m;
+    }
+  }
+  for (PointMass& p : law.points) fix(p.mass.lo, p.mass.hi);
+  if (!law.clamped) fix(law.outside.lo, law.outside.hi);
+}
+
+CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& options) {
+  check_law(law, "propagate");
+  const double s = step.noise_std;
+  if (!(s > 0) || step.cases.empty()) throw InternalError("propagate: noise_std > 0, cases");
+  CellLaw out = empty_like(law);
+  out.total = law.total;
+  const int n = law.cells;
+  const double h = law.width(), reach = options.reach * s;
+  const double tail_each = 2.0 * upper_tail(options.reach);  // per unit mass, beyond the window
+  double unvisited = 0.0;  // upper bound on the mass sent to cells no window visited
+  std::vector<Coef> coef;
+
+  // the atoms / the outside bucket of the output
+  // (moments in the image's coordinate: a D and a^2 V about the image's centre mc)
+  const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu, double dl,
+                              double du, double vl, double vu) {
+    const Bracket up = beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    const Bracket down = beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    if (law.clamped) {
+      out.points[0].mass.lo += weight * down.lo;
+      out.points[0].mass.hi += weight * down.hi;
+      out.points[1].mass.lo += weight * up.lo;
+      out.points[1].mass.hi += weight * up.hi;
+    } else {
+      out.outside.lo += weight * (up.lo + down.lo);
+      out.outside.hi += weight * (up.hi + down.hi);
+    }
+  };
+  // the target cells within reach of an image [m_lo, m_hi]: [first, last]
+  const auto window = [&](double m_lo, double m_hi, int& first, int& last) {
+    first = static_cast<int>(std::floor((m_lo - reach - law.lo) / h));
+    last = static_cast<int>(std::ceil((m_hi + reach - law.lo) / h));
+  };
+
+  for (const AffineCase& cs : step.cases) {
+    if (cs.weight == 0) continue;
+    if (!(cs.slope > 0) || !(cs.weight > 0))
+      throw InternalError("propagate: slope > 0, weight > 0");
+    const double a = cs.slope, hm = 0.5 * a * h;
+    // cells: with slope 1 the coefficients depend only on the offset target - source
+    // (a Toeplitz kernel), so one table serves every source
+    if (a == 1.0) {
+      // slope 1: the coefficients depend only on the offset target - source (a Toeplitz
+      // kernel), so one table serves every source
+      int t_first = 0, t_last = -1;
+      const double mc0 = law.centre(0) + cs.shift;
+      window(mc0 - hm, mc0 + hm, t_first, t_last);
+      coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
+      for (int j = 0; j < n; ++j) {
+        const auto js = static_cast<std::size_t>(j);
+        const double pl = law.mass_lo[js], pu = law.mass_hi[js];
+        if (pu == 0) continue;
+        const double dl = law.moment_lo[js], du = law.moment_hi[js];
+        const double vl = law.second_lo[js], vu = law.second_hi[js];
+        const int first = t_first + j, last = t_last + j;
+        const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
+        if (hi_k >= lo_k)
+          accumulate(coef, lo_k - first, lo_k, hi_k - lo_k + 1, cs.weight, pl, pu, dl, du, vl, vu,
+                     out);
+        unvisited += cs.weight * pu * tail_each;
+        add_beyond(cs.weight, law.centre(j) + cs.shift, hm, pl, pu, dl, du, vl, vu);
+      }
+    } else {
+      // another slope: each source's image centre is moved to the nearest point of a lattice
+      // of step h / kLattice (its image interval, widened by h / (2 kLattice), still holds the
+      // true image) and the moment is taken about that point in the image's coordinate, so
+      // kLattice tables serve every source (exact shifts of one table by whole cells)
+      const double hmw = hm + 0.5 * h / kLattice;
+      const auto& tables = lattice_tables(a, s, h, hmw, options.reach);
+      for (int j = 0; j < n; ++j) {
+        const auto js = static_cast<std::size_t>(j);
+        const double pl = law.mass_lo[js], pu = law.mass_hi[js];
+        if (pu == 0) continue;
+        const double mc = a * law.centre(j) + cs.shift;
+        const double r = std::round((mc - law.lo) / h * kLattice);
+        const long cell = static_cast<long>(std::floor(r / kLattice));
+        const int key = static_cast<int>(r - static_cast<double>(cell) * kLattice);
+        const double mc_lattice = law.lo + r * h / kLattice, delta = mc - mc_lattice;
+        // moment of the image about the lattice point: a D + P delta
+        const double dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
+        const double du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
+        // second moment about it: a^2 V + 2 a delta D + delta^2 P
+        const double cross_lo =
+            std::min(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
+        const double cross_hi =
+            std::max(2 * a * delta * law.moment_lo[js], 2 * a * delta * law.moment_hi[js]);
+        const double vl = std::max(0.0, a * a * law.second_lo[js] + cross_lo + delta * delta * pl);
+        const double vu = a * a * law.second_hi[js] + cross_hi + delta * delta * pu;
+        const LatticeTable& tab = tables[static_cast<std::size_t>(key)];
+        const long first = tab.first + cell, last = first + static_cast<long>(tab.coef.size()) - 1;
+        const long lo_k = std::max(first, 0L), hi_k = std::min(last, static_cast<long>(n) - 1);
+        if (hi_k >= lo_k) {
+          accumulate(tab.coef, static_cast<int>(lo_k - first), static_cast<int>(lo_k),
+                     static_cast<int>(hi_k - lo_k + 1), cs.weight, pl, pu, dl, du, vl, vu, out);
+        }
+        unvisited += cs.weight * pu * tail_each;
+        add_beyond(cs.weight, mc, hm, pl, pu, a * law.moment_lo[js], a * law.moment_hi[js],
+                   a * a * law.second_lo[js], a * a * law.second_hi[js]);
+      }
+    }
+    // point masses (atoms, a starting point): exact images
+    for (const PointMass& p : law.points) {
+      if (p.mass.hi == 0) continue;
+      const double mc = a * p.x + cs.shift;
+      int first = 0, last = -1;
+      window(mc, mc, first, last);
+      const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
+      if (hi_k >= lo_k) {
+        coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, 0.0, a, s, coef);
+        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, p.mass.lo, p.mass.hi, 0, 0, 0, 0,
+                   out);
+      }
+      unvisited += cs.weight * p.mass.hi * tail_each;
+      add_beyond(cs.weight, mc, 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
+    }
+  }
+  // mass outside an unclamped grid: anywhere; it may reach any cell, at most a cell's peak
+  // probability of it, and may stay outside
+  if (!law.clamped && law.outside.hi > 0) {
+    const double peak = std::erf(0.5 * h / s * kInvSqrt2);
+    for (int k = 0; k < n; ++k) {
+      const auto ks = static_cast<std::size_t>(k);
+      out.mass_hi[ks] += law.outside.hi * peak;
+      out.moment_lo[ks] -= law.outside.hi * peak * 0.5 * h;
+      out.moment_hi[ks] += law.outside.hi * peak * 0.5 * h;
+      out.second_hi[ks] += law.outside.hi * peak * 0.25 * h * h;
+    }
+    out.outside.hi += law.outside.hi;
+  }
+  if (unvisited > 0) {
+    for (int k = 0; k < n; ++k) {
+      const auto ks = static_cast<std::size_t>(k);
+      out.mass_hi[ks] += unvisited;
+      out.moment_lo[ks] -= unvisited * 0.5 * h;
+      out.moment_hi[ks] += unvisited * 0.5 * h;
+      out.second_hi[ks] += unvisited * 0.25 * h * h;
+    }
+  }
+  tighten(out);
+  return out;
+}
+
+namespace {
+
+/// The density a source of image centre mc (half-width hm) gives at y = mc + d, per unit
+/// mass: its range over the image, its value and m-derivative at the centre, the Taylor
+/// remainder bound.
+struct DensityCoef {
+  double f_min = 0, f_max = 0, f_centre = 0, slope = 0, remainder = 0;
+  double curvature = 0, third = 0;  ///< f''(centre) / 2; third-order remainder per unit V
+};
+
+DensityCoef density_coef(double d, double hm, double s) {
+  const double inv_s = 1.0 / s, uc = d * inv_s, du = hm * inv_s;
+  const double u1 = uc - du, u2 = uc + du;
+  const double f1 = pdf(u1), f2 = pdf(u2);
+  DensityCoef c;
+  c.f_min = std::min(f1, f2) * inv_s;
+  c.f_max = ((u1 <= 0 && u2 >= 0) ? pdf(0.0) : std::max(f1, f2)) * inv_s;
+  c.f_centre = pdf(uc) * inv_s;
+  c.slope = uc * pdf(uc) * inv_s * inv_s;  // d/dm pdf_s(y - m)
+  c.remainder = 0.5 * sup_u2m1_pdf(u1, u2) * inv_s * inv_s * inv_s * hm * hm;
+  c.curvature = 0.5 * (uc * uc - 1.0) * pdf(uc) * inv_s * inv_s * inv_s;
+  c.third = sup_u3m3u_pdf(u1, u2) * inv_s * inv_s * inv_s * inv_s * hm / 6.0;
+  return c;
+}
+
+void add_density(const DensityCoef& c, double pl, double pu, double dl, double du, double vl,
+                 double vu, double& lo, double& hi) {
+  const double lin_lo = std::min(dl * c.slope, du * c.slope);
+  const double lin_hi = std::max(dl * c.slope, du * c.slope);
+  const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
+  const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
+  const double t_lo = c.f_centre - c.remainder;
+  lo += std::max({pl * c.f_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo,
+                  pl * c.f_centre + lin_lo + quad_lo, 0.0});
+  hi += std::max(0.0, std::min({pu * c.f_max, pu * (c.f_centre + c.remainder) + lin_hi,
+                                pu * c.f_centre + lin_hi + quad_hi}));
+}
+
+}  // namespace
+
+void density_after_step(const CellLaw& law, const Step& step, const std::vector<double>& ys,
+                        std::vector<double>& lo, std::vector<double>& hi,
+                        const PropagateOptions& options) {
+  check_law(law, "density_after_step");
+  const double s = step.noise_std, h = law.width();
+  lo.resize(ys.size(), 0.0);
+  hi.resize(ys.size(), 0.0);
+  if (ys.empty()) return;
+  // sources beyond the reach send less than pdf(reach) / s ~ 1e-315 / s per unit mass,
+  // below double precision's normal range: left out (no floor under the upper bounds, which
+  // the far tails' lower bounds could not match)
+  const double reach = options.reach * s;
+  // points on a lattice y_i = lo + (i0 + i) h / k (as renyi_brackets asks for): the
+  // coefficients depend only on an integer offset between point and source, one table per
+  // case (slope 1) or per case and lattice point of the image centres (other slopes)
+  int k = 0;
+  long i0 = 0;
+  if (ys.size() >= 2) {
+    const double step_y = ys[1] - ys[0];
+    const double kk = std::round(h / step_y);
+    if (kk >= 1 && std::fabs(kk * step_y - h) <= 1e-9 * h) {
+      k = static_cast<int>(kk);
+      i0 = std::lround((ys[0] - law.lo) / step_y);
+      const double dy = h / k;
+      if (std::fabs(law.lo + static_cast<double>(i0) * dy - ys[0]) > 1e-9 * dy ||
+          std::fabs(law.lo + static_cast<double>(i0 + static_cast<long>(ys.size()) - 1) * dy -
+                    ys.back()) > 1e-6 * dy) {
+        k = 0;
+      }
+    }
+  }
+  const long count = static_cast<long>(ys.size());
+  for (const AffineCase& cs : step.cases) {
+    const double a = cs.slope, w = cs.weight;
+    std::vector<double> acc_lo(ys.size(), 0.0), acc_hi(ys.size(), 0.0);
+    if (k > 0) {
+      const bool unit = (a == 1.0);
+      const int lattice = unit ? 1 : kLattice;
+      const double hm = unit ? 0.5 * h : 0.5 * a * h + 0.5 * h / kLattice;
+      const double eps = h / (static_cast<double>(k) * lattice);
+      const double offset = unit ? 0.5 * h + cs.shift : 0.0;
+      const long half = static_cast<long>(std::ceil((reach + hm) / eps)) + 1;
+      // table over n in [nlo, nhi]: d = n eps - offset
+      const long nlo = static_cast<long>(std::floor((-reach - hm + offset) / eps)) - 1;
+      const long nhi = nlo + 2 * half + 2;
+      std::vector<DensityCoef> table(static_cast<std::size_t>(nhi - nlo + 1));
+      for (long n = nlo; n <= nhi; ++n) {
+        table[static_cast<std::size_t>(n - nlo)] =
+            density_coef(static_cast<double>(n) * eps - offset, hm, s);
+      }
+      for (int j = 0; j < law.cells; ++j) {
+        const auto js = static_cast<std::size_t>(j);
+        const double pl = law.mass_lo[js], pu = law.mass_hi[js];
+        if (pu == 0) continue;
+        double dl = law.moment_lo[js], du = law.moment_hi[js];
+        double vl = law.second_lo[js], vu = law.second_hi[js];
+        long base;  // n = (i0 + i) lattice - base
+        if (unit) {
+          base = static_cast<long>(j) * k;
+        } else {
+          const double mc = a * law.centre(j) + cs.shift;
+          const double r = std::round((mc - law.lo) / h * kLattice);
+          const double delta = mc - (law.lo + r * h / kLattice);
+          dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
+          du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
+          const double c1 = 2 * a * delta * law.moment_lo[js],
+                       c2 = 2 * a * delta * law.moment_hi[js];
+          vl = std::max(0.0, a * a * law.second_lo[js] + std::min(c1, c2) + delta * delta * pl);
+          vu = a * a * law.second_hi[js] + std::max(c1, c2) + delta * delta * pu;
+          base = static_cast<long>(r) * k;
+        }
+        // i with nlo <= (i0 + i) lattice - base <= nhi
+        const long i_first = std::max(
+            0L, static_cast<long>(std::ceil(static_cast<double>(nlo + base) / lattice)) - i0);
+        const long i_last =
+            std::min(count - 1,
+                     static_cast<long>(std::floor(static_cast<double>(nhi + base) / lattice)) - i0);
+        for (long i = i_first; i <= i_last; ++i) {
+          const long n = (i0 + i) * lattice - base;
+          add_density(table[static_cast<std::size_t>(n - nlo)], pl, pu, dl, du, vl, vu,
+                      acc_lo[static_cast<std::size_t>(i)], acc_hi[static_cast<std::size_t>(i)]);
+        }
+      }
+    } else {
+      const double hm = 0.5 * a * h;
+      for (std::size_t i = 0; i < ys.size(); ++i) {
+        const double y = ys[i];
+        const double x_from = (y - reach - hm - cs.shift) / a,
+                     x_to = (y + reach + hm - cs.shift) / a;
+        const int j0 = std::max(0, static_cast<int>(std::floor((x_from - law.lo) / h)));
+        const int j1 = std::min(law.cells - 1, static_cast<int>(std::ceil((x_to - law.lo) / h)));
+        for (int j = j0; j <= j1; ++j) {
+          const auto js = static_cast<std::size_t>(j);
+          if (law.mass_hi[js] == 0) continue;
+          const double mc = a * law.centre(j) + cs.shift;
+          add_density(density_coef(y - mc, hm, s), law.mass_lo[js], law.mass_hi[js],
+                      a * law.moment_lo[js], a * law.moment_hi[js], a * a * law.second_lo[js],
+                      a * a * law.second_hi[js], acc_lo[i], acc_hi[i]);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      const double y = ys[i];
+      for (const PointMass& p : law.points) {
+        const double f = pdf((y - (a * p.x + cs.shift)) / s) / s;
+        acc_lo[i] += p.mass.lo * f;
+        acc_hi[i] += p.mass.hi * f;
+      }
+      // unclamped mass outside the grid, anywhere
+      acc_hi[i] += law.outside.hi * pdf(0.0) / s;
+      lo[i] += w * acc_lo[i];
+      hi[i] += w * acc_hi[i];
+    }
+  }
+}
+
+}  // namespace rdpaudit::exact
