@@ -32,11 +32,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from profile_plots import profile_figure  # noqa: E402  (the script's own folder)
 from rdpaudit import FormatError, load  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from profile_plots import profile_figure  # noqa: E402
 
 # Swept keys that can serve as the time axis, in order of preference, with axis labels.
 TIME_KEYS = (("training.epochs", "epochs K"), ("training.steps", "steps T"))

@@ -1,7 +1,6 @@
 """Reader for rdpaudit HDF5 results files (layout: docs/results-format.md).
 
-    import sys; sys.path.insert(0, "python")
-    from rdpaudit import load
+    from rdpaudit import load     # installed (python/pyproject.toml), or PYTHONPATH=python
     r = load("results/quickstart.h5")
     s = r.scenarios[0]
     counts, edges = s.histogram("Dprime")        # 1-D histogram of coordinate 0
@@ -16,7 +15,7 @@
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
     violated = np.char.startswith(a.cells["verdict"], "violated")  # numpy arrays of str
 
-Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy.
+Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy (scripts/install-deps.sh).
 """
 
 from __future__ import annotations
@@ -263,6 +262,28 @@ class Results:
         if self._audit is None:
             self._audit = Audit(self.file["audit"])
         return self._audit
+
+    def walk(self):
+        """Every attribute and dataset of the file, for checks that look at all of them (e.g.
+        which fields hold NaN): yields (name, value, group) in h5py's visiting order, the file's
+        attributes first. An attribute is named "PATH@KEY" ("@KEY" for the file's own) and has
+        group None; a dataset is named by its PATH (no leading slash), value as stored, group
+        the PATH of the group holding it (see column())."""
+        for key, value in self.file.attrs.items():
+            yield f"@{key}", value, None
+        objects = []
+        self.file.visititems(lambda name, obj: objects.append((name, obj)))
+        for name, obj in objects:
+            for key, value in obj.attrs.items():
+                yield f"{name}@{key}", value, None
+            if isinstance(obj, h5py.Dataset):
+                yield name, obj[()], obj.parent.name.lstrip("/")
+
+    def column(self, path: str) -> Optional[np.ndarray]:
+        """The dataset at PATH (strings decoded), None when the file has none there."""
+        if path not in self.file or not isinstance(self.file[path], h5py.Dataset):
+            return None
+        return _column(self.file[path])
 
     @property
     def config_text(self) -> str:

@@ -39,8 +39,7 @@ import sys
 
 import mpmath as mp
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wbk_theorem27  # noqa: E402
+import wbk_theorem27  # the script's own folder is on the path
 
 mp.mp.dps = 50
 INF = float("inf")

@@ -39,9 +39,8 @@ import sys
 
 import mpmath as mp
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bounds_reference as br  # noqa: E402  (MTZ's sampled Gaussian, shared)
-from wbk_theorem27 import forward_difference, wbk27_rdp  # noqa: E402
+import bounds_reference as br  # MTZ's sampled Gaussian, shared (the script's own folder)
+from wbk_theorem27 import forward_difference, wbk27_rdp
 
 mp.mp.dps = 50
 

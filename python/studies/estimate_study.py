@@ -16,12 +16,13 @@ Configurations (samples per side x replications):
 """
 import argparse
 import collections
-import math
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+from rdpaudit.stats import clopper_pearson_lower
 
 ALL_CASES = ["pair10", "pair15", "pair20", "sgm", "sgm25", "sgm_far", "fig2_k1", "fig2_k10",
              "fig2_k50", "pair2d"]
@@ -47,21 +48,6 @@ def run(binary, cases, n, reps, boot, first=1):
             simul.append(dict(case=f[1], n=int(f[2]), rep=int(f[3]), method=f[4],
                               covered=int(f[5]), informative=int(f[6]), total=int(f[7])))
     return rows, simul
-
-
-def clopper_pearson_lower(k, n, level=0.95):
-    """One-sided lower confidence bound on a binomial proportion (bisection on the tail)."""
-    if k == 0:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        p = (lo + hi) / 2
-        tail = sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
-        if tail < 1 - level:
-            lo = p
-        else:
-            hi = p
-    return lo
 
 
 def direction_name(d):
@@ -127,7 +113,7 @@ def coverage_tables(rows, simul):
         k = sum(s["covered"] for s in ss)
         inf = sum(s["informative"] for s in ss) / sum(s["total"] for s in ss)
         out.append(f"| {c} | {n:.0e} | {m} | {len(ss)} | {k} | {100 * k / len(ss):.1f} % | "
-                   f"{100 * clopper_pearson_lower(k, len(ss)):.1f} % | {100 * inf:.0f} % |")
+                   f"{100 * clopper_pearson_lower(k, len(ss), miss=0.05):.1f} % | {100 * inf:.0f} % |")
     out += ["", "### Plug-in bootstrap interval (diagnostic): share of replications whose "
             "95 % percentile interval contains the truth, both directions pooled, among "
             "informative estimates", "",

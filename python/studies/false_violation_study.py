@@ -30,26 +30,15 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import h5py
 import numpy as np
-from scipy import stats
+
+from rdpaudit import load
+from rdpaudit.stats import clopper_pearson
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXPERIMENT = "experiments/study_false_violation.toml"
 VALID = ["gaussian_composition", "exact", "loose_2x"]
 FACTORS = {"truth_x0.3": 0.3, "truth_x0.5": 0.5, "truth_x0.7": 0.7, "truth_x0.9": 0.9}
-
-
-def clopper_pearson(k, n, confidence=0.95):
-    """Exact two-sided Clopper-Pearson interval for k successes in n trials."""
-    a = 1 - confidence
-    lo = 0.0 if k == 0 else stats.beta.ppf(a / 2, k, n - k + 1)
-    hi = 1.0 if k == n else stats.beta.ppf(1 - a / 2, k + 1, n - k)
-    return float(lo), float(hi)
-
-
-def text(values):
-    return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
 def run_one(binary, seed, outdir, extra=()):
@@ -64,24 +53,19 @@ def run_one(binary, seed, outdir, extra=()):
 
 def read_audit(path):
     """One run's /audit as a dict of numpy arrays plus the bound names and attributes."""
-    with h5py.File(path, "r") as f:
-        a = f["audit"]
-        names = text(a["bounds/name"][:])
-        c = a["cells"]
-        cells = dict(scenario=c["scenario"][:], bound=c["bound"][:], alpha=c["alpha"][:],
-                     direction=c["direction"][:], bound_value=c["bound_value"][:],
-                     exact=c["exact"][:], lower=c["lower"][:], p_value=c["p_value"][:],
-                     p_holm=c["p_holm"][:], verdict=np.array(text(c["verdict"][:])),
-                     estimate=c["estimate"][:])
-        step_std = [float(f[f"scenarios/{k}"].attrs["step_std"]) for k in sorted(f["scenarios"])]
-        mu = []
-        for k in sorted(f["scenarios"]):
-            g = f[f"scenarios/{k}"]
-            mu.append(float(g.attrs["eta"]) * float(g.attrs["sensitivity"]) / float(g.attrs["n"]))
+    with load(path) as r:
+        a = r.audit()
+        names = a.bound_names
+        cells = {k: a.cells[k] for k in ("scenario", "bound", "alpha", "direction", "bound_value",
+                                         "exact", "lower", "p_value", "p_holm", "verdict",
+                                         "estimate")}
+        step_std = [float(s.attrs["step_std"]) for s in r.scenarios]
+        mu = [float(s.attrs["eta"]) * float(s.attrs["sensitivity"]) / float(s.attrs["n"])
+              for s in r.scenarios]
         meta = dict(level=float(a.attrs["level"]), hypotheses=int(a.attrs["hypotheses"]),
-                    git_hash=str(f.attrs["git_hash"]), tool_version=str(f.attrs["tool_version"]),
-                    trajectories=int(f.attrs["trajectories"]),
-                    samples=int(f.attrs["trajectories"]),  # every trajectory is counted (two phases)
+                    git_hash=str(r.attrs["git_hash"]), tool_version=str(r.attrs["tool_version"]),
+                    trajectories=int(r.attrs["trajectories"]),
+                    samples=int(r.attrs["trajectories"]),  # every trajectory is counted (two phases)
                     rho=[m / s for m, s in zip(mu, step_std)])
     return names, cells, meta
 

@@ -12,11 +12,9 @@ and K = 1, the given trajectories per dataset, each pilot size (estimate.pilot) 
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import streaming_study as S  # noqa: E402  (the setting, the runner and the ratios)
+import streaming_study as S  # the setting, the runner and the ratios (the script's own folder)
 
 
 def main():

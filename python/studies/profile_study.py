@@ -30,25 +30,16 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-import h5py
 import numpy as np
 from scipy import stats
 from scipy.optimize import brentq
 
+from rdpaudit import load
+from rdpaudit.stats import clopper_pearson, clopper_pearson_lower, clopper_pearson_upper
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = "experiments/profile_cases.toml"
 BLOG = "experiments/profile_blog.toml"
-
-
-def clopper_pearson(k, n, confidence=0.95):
-    a = 1 - confidence
-    lo = 0.0 if k == 0 else stats.beta.ppf(a / 2, k, n - k + 1)
-    hi = 1.0 if k == n else stats.beta.ppf(1 - a / 2, k + 1, n - k)
-    return float(lo), float(hi)
-
-
-def text(values):
-    return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
 def run(binary, config, out, seed, trajectories, threads=1):
@@ -63,36 +54,37 @@ def run(binary, config, out, seed, trajectories, threads=1):
 def profiles(path):
     """Per scenario: {(method, direction): row dict} of estimates/profile."""
     out = []
-    with h5py.File(path, "r") as f:
-        for name in sorted(f["scenarios"]):
-            g = f[f"scenarios/{name}/estimates/profile"]
-            rows = {}
-            for i, (m, d) in enumerate(zip(text(g["method"][()]), g["direction"][()])):
-                rows[(m, int(d))] = {k: g[k][i] for k in ("delta_value", "delta_lower",
-                                                          "epsilon_value", "epsilon_lower",
-                                                          "epsilon_upper")}
-            out.append({"rows": rows, "deltas": g["deltas"][()], "epsilons": g["epsilons"][()]})
+    with load(path) as r:
+        for s in r.scenarios:
+            p = s.profile()
+            rows = {(row["method"], row["direction"]):
+                    {k: row[k] for k in ("delta_value", "delta_lower", "epsilon_value",
+                                         "epsilon_lower", "epsilon_upper")}
+                    for row in p.rows}
+            out.append({"rows": rows, "deltas": p.deltas, "epsilons": p.epsilons})
     return out
 
 
 def audit_rows(path):
     """{bound name: outcome} of /audit/bounds."""
-    with h5py.File(path, "r") as f:
-        b = f["audit/bounds"]
-        return dict(zip(text(b["name"][()]), text(b["outcome"][()])))
+    with load(path) as r:
+        b = r.audit().bounds
+        return dict(zip(r.audit().bound_names, (str(o) for o in b["outcome"])))
+
+
+def violated_cells(path, name):
+    """The scenario of every violated cell of bound `name`, one entry per cell."""
+    with load(path) as r:
+        a = r.audit()
+        row = a.bound_names.index(name)
+        c = a.cells
+        return [int(s) for s, b, v in zip(c["scenario"], c["bound"], c["verdict"])
+                if b == row and v.startswith("violated")]
 
 
 def claim_violations(path, name):
     """Scenarios in which some cell of `name` is violated."""
-    with h5py.File(path, "r") as f:
-        names = text(f["audit/bounds/name"][()])
-        c = f["audit/cells"]
-        row = names.index(name)
-        hit = set()
-        for s, b, v in zip(c["scenario"][()], c["bound"][()], text(c["verdict"][()])):
-            if b == row and v.startswith("violated"):
-                hit.add(int(s))
-        return hit
+    return set(violated_cells(path, name))
 
 
 # ---------------------------------------------------------------- ceiling
@@ -119,8 +111,8 @@ def ceiling(n=1e7, delta=1e-5, cuts=80, level=0.05):
             kp, kq = round(p * n), round(pp * n)
             if kp == 0:
                 continue
-            lo = stats.beta.ppf(miss, kp, n - kp + 1)
-            hi = stats.beta.ppf(1 - miss, kq + 1, n - kq)
+            lo = clopper_pearson_lower(kp, n, miss)
+            hi = clopper_pearson_upper(kq, n, miss)
             if lo > delta and np.log((lo - delta) / hi) > best:
                 best, counts = np.log((lo - delta) / hi), (kp, kq)
         name = "Gaussian pair mu/s = 1" if q == 1 else f"subsampled q = {q:g}, mu/s = {mu:g}"
@@ -214,12 +206,7 @@ def blog(binary, work, seeds=5):
             rows = audit_rows(path)
             renyi += rows["blog_thm1_saturation"].startswith("violated")
             conv += rows["blog_thm1_saturation (eps, delta)"].startswith("violated")
-            with h5py.File(path, "r") as f:
-                c = f["audit/cells"]
-                names = text(f["audit/bounds/name"][()])
-                row = names.index("blog_thm1_saturation (eps, delta)")
-                cells += sum(1 for b, v in zip(c["bound"][()], text(c["verdict"][()]))
-                             if b == row and v.startswith("violated"))
+            cells += len(violated_cells(path, "blog_thm1_saturation (eps, delta)"))
             os.remove(path)
         print(f"| {n:.0e} | {renyi} | {conv} | {cells / seeds:.1f} |")
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
+from rdpaudit import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("RDPAUDIT_CLI", os.path.join(ROOT, "build", "release", "rdpaudit"))
@@ -24,10 +24,10 @@ CLI = os.environ.get("RDPAUDIT_CLI", os.path.join(ROOT, "build", "release", "rdp
 def run(cfg, out, seed, budget):
     subprocess.run([CLI, "run", cfg, "-o", out, "--seed", str(seed), "--until-decided",
                     "--max-trajectories", str(budget)], check=True, capture_output=True)
-    with h5py.File(out, "r") as f:
-        a = f.attrs
+    with load(out) as r:
+        a = r.attrs
         return (int(a["looks"]), int(a["looks_planned"]), int(a["trajectories"]),
-                a["stop_reason"], f["audit/bounds/outcome"].asstr()[0])
+                a["stop_reason"], str(r.audit().bounds["outcome"][0]))
 
 
 def main():

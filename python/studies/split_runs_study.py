@@ -22,14 +22,13 @@ import random
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
+from rdpaudit.compare import differences
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-from rdpaudit.compare import differences  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "release", "rdpaudit")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

@@ -28,8 +28,9 @@ import sys
 import tempfile
 import time
 
-import h5py
 import numpy as np
+
+from rdpaudit import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("RDPAUDIT_CLI", os.path.join(ROOT, "build", "release", "rdpaudit"))
@@ -85,10 +86,9 @@ def run(cfg, out, extra=()):
 def ratios(path):
     """{(alpha, direction): lower / exact} from /audit/cells of the gaussian_composition row
     (any tested bound carries the same lower bound) and the exact estimates."""
-    with h5py.File(path, "r") as f:
-        c = f["audit/cells"]
-        alpha, d, lower = c["alpha"][:], c["direction"][:], c["lower"][:]
-        exact = c["exact"][:]
+    with load(path) as r:
+        c = r.audit().cells
+        alpha, d, lower, exact = c["alpha"], c["direction"], c["lower"], c["exact"]
         out = {}
         for a in ALPHAS:
             for k in (0, 1):
@@ -105,9 +105,9 @@ def exact_values(work, epochs):
                              audit='"gaussian_composition"', custom=""))
     out = os.path.join(work, f"exact_{epochs}.h5")
     run(cfg, out)
-    with h5py.File(out, "r") as f:
-        c = f["audit/cells"]
-        alpha, d, exact = c["alpha"][:], c["direction"][:], c["exact"][:]
+    with load(out) as r:
+        c = r.audit().cells
+        alpha, exact = c["alpha"], c["exact"]
         return {a: float(min(exact[(np.abs(alpha - a) < 1e-9)])) for a in ALPHAS}
 
 
@@ -129,8 +129,8 @@ def part_rss(work, lines, dims):
             if proc.returncode != 0:
                 raise RuntimeError(proc.stderr[-2000:])
             rss = int(proc.stderr.strip().splitlines()[-1]) / 1024.0
-            with h5py.File(out, "r") as f:
-                est = float(f["scenarios/0000"].attrs["estimation_seconds"])
+            with load(out) as r:
+                est = float(r.scenarios[0].attrs["estimation_seconds"])
             lines.append(f"| {dim} | {n:.0e} | {wall:.1f} | {est:.2f} ({est / wall:.1%}) | "
                          f"{rss:.0f} |")
             print(lines[-1], flush=True)
@@ -175,8 +175,8 @@ def part_detect(work, seeds, lines):
                                      audit='"truth_x0.9"', custom=custom))
             out = os.path.join(work, f"detect_{n}_{seed}.h5")
             run(cfg, out)
-            with h5py.File(out, "r") as f:
-                outcome = f["audit/bounds/outcome"].asstr()[0]
+            with load(out) as r:
+                outcome = str(r.audit().bounds["outcome"][0])
             found += outcome.startswith("violated")
         lines.append(f"| {n:.0e} | {found} | {seeds} |")
         print(lines[-1], flush=True)

@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
+from rdpaudit import load
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-from rdpaudit import load  # noqa: E402
 
 VERDICTS = ("violated (exact)", "violated", "not rejected", "valid (exact)", "inconclusive",
             "not applicable")

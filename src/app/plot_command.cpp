@@ -31,7 +31,12 @@ int plot_command(const std::string& file, const std::string& out_dir) {
   (void)io::read_results(file);
   const char* env = std::getenv("RDPAUDIT_PYTHON");
   const std::string python = env && *env ? env : "/usr/bin/python3";
-  std::string command = quoted(python) + " " +
+  // The reader this binary's tree ships (python/rdpaudit) comes first on the path: it knows the
+  // format this binary writes, whichever copy of the package is installed.
+  const char* user_path = std::getenv("PYTHONPATH");
+  const std::string python_path = std::string(RDPAUDIT_PYTHON_DIR) +
+                                  (user_path && *user_path ? std::string(":") + user_path : "");
+  std::string command = "PYTHONPATH=" + quoted(python_path) + " " + quoted(python) + " " +
                         quoted(std::string(RDPAUDIT_PYTHON_DIR) + "/plots/audit_plots.py") + " " +
                         quoted(file);
   if (!out_dir.empty()) command += " --out " + quoted(out_dir);

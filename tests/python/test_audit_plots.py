@@ -1,6 +1,6 @@
 """The audit plots and the reader's bounds/ and /audit accessors on synthetic results files.
 
-Usage: /usr/bin/python3 tests/python/test_audit_plots.py
+Usage: PYTHONPATH=python:python/plots /usr/bin/python3 tests/python/test_audit_plots.py
 Writes small results files that follow docs/results-format.md (format 2.0, with and without
 /audit) with h5py into a temporary directory, checks what the reader returns, runs
 python/plots/audit_plots.py on each and checks the PNGs it writes. Needs no build.
@@ -12,17 +12,15 @@ import subprocess
 import sys
 import tempfile
 
+import h5py
+import numpy as np
+
+import audit_plots  # python/plots, on PYTHONPATH (tests/CMakeLists.txt)
+from checks import check, finish  # this folder
+from rdpaudit import load  # python/, on PYTHONPATH or installed
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "python", "plots", "audit_plots.py")
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "python", "plots"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import h5py  # noqa: E402
-import numpy as np  # noqa: E402
-from rdpaudit import load  # noqa: E402
-import audit_plots  # noqa: E402
-from checks import check, finish  # noqa: E402
-
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,9 +25,8 @@ import time
 import h5py
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import damage  # noqa: E402
-from checks import check, finish  # noqa: E402
+import damage  # this folder
+from checks import check, finish
 
 cli, source, work = sys.argv[1:4]
 shutil.rmtree(work, ignore_errors=True)  # no checkpoint of an earlier test run

@@ -22,8 +22,7 @@ import signal
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, finish  # noqa: E402
+from checks import check, finish  # this folder
 
 cli, source, work = sys.argv[1:4]
 shutil.rmtree(work, ignore_errors=True)

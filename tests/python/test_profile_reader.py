@@ -11,12 +11,12 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
+from checks import check, finish  # this folder
+from rdpaudit import load  # PYTHONPATH (tests/CMakeLists.txt) or installed
+
 cli, source, work = sys.argv[1:4]
-sys.path.insert(0, os.path.join(source, "python"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np  # noqa: E402
-from rdpaudit import load  # noqa: E402
-from checks import check, finish  # noqa: E402
 
 os.makedirs(work, exist_ok=True)
 out = os.path.join(work, "profile_claims.h5")

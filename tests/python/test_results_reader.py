@@ -8,13 +8,13 @@ import os
 import subprocess
 import sys
 
+import h5py
+import numpy as np
+
+from checks import check, finish  # this folder
+from rdpaudit import FormatError, load  # PYTHONPATH (tests/CMakeLists.txt) or installed
+
 cli, source, work = sys.argv[1:4]
-sys.path.insert(0, os.path.join(source, "python"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import h5py  # noqa: E402
-import numpy as np  # noqa: E402
-from rdpaudit import FormatError, load  # noqa: E402
-from checks import check, finish  # noqa: E402
 
 os.makedirs(work, exist_ok=True)
 config = os.path.join(work, "roundtrip.toml")

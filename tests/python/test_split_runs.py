@@ -18,12 +18,11 @@ import subprocess
 import sys
 import time
 
+from checks import check, finish  # this folder
+from rdpaudit.compare import differences  # PYTHONPATH (tests/CMakeLists.txt) or installed
+
 cli, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
 mpirun = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None  # MPI build only
-sys.path.insert(0, os.path.join(source, "tests", "python"))
-sys.path.insert(0, os.path.join(source, "python"))
-from checks import check, finish  # noqa: E402
-from rdpaudit.compare import differences  # noqa: E402
 
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
