@@ -1,6 +1,6 @@
 // Speed of rng::Stream: ns per 64-bit word, per uniform, per normal (ours one at a time and
-// in runs of 32, and Boost's normal_distribution drawing from the same Stream), single thread, then Stream::normal on
-// every OpenMP thread at once. Each figure is the median over the repeats.
+// in runs of 32, and Boost's normal_distribution drawing from the same Stream), single thread, then
+// Stream::normal on every OpenMP thread at once. Each figure is the median over the repeats.
 //
 //   build/release/bench/bench_normals [draws per repeat = 1e8] [repeats = 5]
 //

@@ -180,7 +180,7 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
       shuffle(shuffle_bounds(s, by, static_cast<int>(distinguished.size()))),
       subset_keys(
           !scheme_traits(s.scheme).subset_each_step ? 0
-          : by ? std::uint32_t{1} << distinguished.size()
+          : by                                      ? std::uint32_t{1} << distinguished.size()
                : static_cast<std::uint32_t>(BatchSchedule::subset_ranks(s.n(), s.batch_size))),
       subset(subset_bounds(s, BatchSchedule::kSubsetChunk, by)) {
   if (!by) return;
@@ -270,8 +270,8 @@ void BatchSchedule::restart() {
   std::fill(std::begin(at_record_), std::end(at_record_), 0);
   subset_step_ = kSubsetChunk;
   run_next_ = kSelectionRun;
-  order_.assign(fixed_order_.begin(), fixed_order_.end());   // keeps the capacity
-  if (traits_.shuffled_once) shuffle();  // one partition for all epochs
+  order_.assign(fixed_order_.begin(), fixed_order_.end());  // keeps the capacity
+  if (traits_.shuffled_once) shuffle();                     // one partition for all epochs
   if (traits_.poisson) order_.resize(n_);
 }
 

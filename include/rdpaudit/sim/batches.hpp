@@ -20,9 +20,9 @@ namespace rdpaudit::sim {
 /// in scheme_traits, the draw itself in BatchSchedule::next (one case per scheme). The scheme's
 /// name and steps per epoch are config's, the bounds it meets bounds'.
 struct SchemeTraits {
-  bool partition = false;  ///< an epoch's batches are consecutive blocks of one record order
-  bool differing_placed = false;     ///< that order puts the differing record in batch j0
-  bool shuffled_once = false;        ///< that order drawn once, for every epoch
+  bool partition = false;         ///< an epoch's batches are consecutive blocks of one record order
+  bool differing_placed = false;  ///< that order puts the differing record in batch j0
+  bool shuffled_once = false;     ///< that order drawn once, for every epoch
   bool shuffled_each_epoch = false;  ///< that order drawn again at the start of every epoch
   bool subset_each_step = false;     ///< batch_size distinct records drawn afresh every step
   bool poisson = false;  ///< every record in every step's batch with probability q; sum / (q n)
