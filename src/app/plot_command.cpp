@@ -15,6 +15,22 @@ namespace rdpaudit::app {
 
 namespace {
 
+// The python/ folder of this binary's tree: the source tree it was built from, or, for an
+// installed binary whose source tree is gone, <prefix>/share/rdpaudit/python (cmake --install).
+std::string python_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(RDPAUDIT_PYTHON_DIR, ec)) return RDPAUDIT_PYTHON_DIR;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "rdpaudit" / "python";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  throw InputError("plot", RDPAUDIT_PYTHON_DIR,
+                   "the plotting scripts are not there (a moved source tree?); reinstall with "
+                   "cmake --install");
+}
+
 std::string quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -34,11 +50,11 @@ int plot_command(const std::string& file, const std::string& out_dir) {
   // The reader this binary's tree ships (python/rdpaudit) comes first on the path: it knows the
   // format this binary writes, whichever copy of the package is installed.
   const char* user_path = std::getenv("PYTHONPATH");
-  const std::string python_path = std::string(RDPAUDIT_PYTHON_DIR) +
-                                  (user_path && *user_path ? std::string(":") + user_path : "");
+  const std::string dir = python_dir();
+  const std::string python_path =
+      dir + (user_path && *user_path ? std::string(":") + user_path : "");
   std::string command = "PYTHONPATH=" + quoted(python_path) + " " + quoted(python) + " " +
-                        quoted(std::string(RDPAUDIT_PYTHON_DIR) + "/plots/audit_plots.py") + " " +
-                        quoted(file);
+                        quoted(dir + "/plots/audit_plots.py") + " " + quoted(file);
   if (!out_dir.empty()) command += " --out " + quoted(out_dir);
   const int status = std::system(command.c_str());
   if (status == -1) return 1;
