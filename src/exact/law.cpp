@@ -5,120 +5,14 @@
 #include <cmath>
 #include <string>
 
+#include "gaussian_bounds.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::exact {
 
 namespace {
 
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-
-double pdf(double u) {
-  return kInvSqrt2Pi * std::exp(-0.5 * u * u);
-}
-double upper_tail(double u) {
-  return 0.5 * std::erfc(u * kInvSqrt2);
-}  // P(Z > u)
-double lower_tail(double u) {
-  return 0.5 * std::erfc(-u * kInvSqrt2);
-}  // P(Z <= u)
-
-/// P(u1 < Z <= u2), u1 <= u2, from the tail on the side where both ends lie (no cancellation
-/// of two numbers near 1).
-double interval_prob(double u1, double u2) {
-  if (u1 >= 0.0) return std::max(0.0, upper_tail(u1) - upper_tail(u2));
-  if (u2 <= 0.0) return std::max(0.0, lower_tail(u2) - lower_tail(u1));
-  return std::max(0.0, 1.0 - upper_tail(u2) - lower_tail(u1));
-}
-
-/// sup of |u| pdf(u) over [u1, u2]: the function rises on [0, 1] and falls beyond.
-double sup_u_pdf(double u1, double u2) {
-  if ((u1 <= 1.0 && u2 >= 1.0) || (u1 <= -1.0 && u2 >= -1.0)) return pdf(1.0);
-  return std::max(std::fabs(u1) * pdf(u1), std::fabs(u2) * pdf(u2));
-}
-
-/// sup of |u^2 - 1| pdf(u) over [u1, u2]: maxima at 0 and +-sqrt(3), zeros at +-1.
-double sup_u2m1_pdf(double u1, double u2) {
-  const auto f = [](double u) { return std::fabs(u * u - 1.0) * pdf(u); };
-  double m = std::max(f(u1), f(u2));
-  constexpr double kRoot3 = 1.7320508075688772935;
-  for (double c : {0.0, kRoot3, -kRoot3}) {
-    if (u1 <= c && c <= u2) m = std::max(m, f(c));
-  }
-  return m;
-}
-
-/// sup of |u^3 - 3u| pdf(u) over [u1, u2]: critical points at u^2 = 3 -+ sqrt(6).
-double sup_u3m3u_pdf(double u1, double u2) {
-  const auto f = [](double u) { return std::fabs(u * u * u - 3.0 * u) * pdf(u); };
-  double m = std::max(f(u1), f(u2));
-  for (double c : {0.74196378430272585, 2.3344142183389773}) {
-    for (double sign : {1.0, -1.0}) {
-      if (u1 <= sign * c && sign * c <= u2) m = std::max(m, f(sign * c));
-    }
-  }
-  return m;
-}
-
-/// sup of |1 - u^2| pdf(u) over [u1, u2] (the same function as sup_u2m1_pdf).
-double sup_1mu2_pdf(double u1, double u2) {
-  return sup_u2m1_pdf(u1, u2);
-}
-
-/// integral over [y - h/2, y + h/2] of (v - y)^2 pdf_s(v - m) dv, by 8-point Gauss-Legendre
-/// (the integrand is a quadratic times a Gaussian that varies by at most e^(38 h / s) over the
-/// cell: the rule's error is far below rounding for h <= s / 4).
-/// The same rule for the integrals of (v - y) pdf_s(v - m) (moment) and of its m-derivative
-/// (v - y) (v - m) / s^2 pdf_s(v - m).
-void first_moment_integrals(double y, double h, double m, double s, double& value, double& slope) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
-  double sum = 0.0, sum_d = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    for (double sign : {1.0, -1.0}) {
-      const double v = sign * 0.5 * h * x[i], u = (y + v - m) / s, f = w[i] * v * pdf(u);
-      sum += f;
-      sum_d += f * u / s;
-    }
-  }
-  value = sum * 0.5 * h / s;
-  slope = sum_d * 0.5 * h / s;
-}
-
-/// The integral of (v - y)^2 (v - m) / s^2 pdf_s(v - m) over the cell: the m-derivative of
-/// second_moment_integral.
-double second_moment_slope(double y, double h, double m, double s) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
-  double sum = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    for (double sign : {1.0, -1.0}) {
-      const double v = sign * 0.5 * h * x[i], u = (y + v - m) / s;
-      sum += w[i] * v * v * u / s * pdf(u);
-    }
-  }
-  return sum * 0.5 * h / s;
-}
-
-double second_moment_integral(double y, double h, double m, double s) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
-  double sum = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    for (double sign : {1.0, -1.0}) {
-      const double v = sign * 0.5 * h * x[i];
-      sum += w[i] * v * v * pdf((y + v - m) / s);
-    }
-  }
-  return sum * 0.5 * h / s;
-}
+using namespace detail;
 
 /// What one source (a cell's image interval [mc - hm, mc + hm], or a point: hm = 0) sends
 /// to one target cell, per unit of the source's mass and moment.
@@ -280,18 +174,6 @@ Bracket beyond(double edge, bool upwards, double mc, double hm, double a, double
   const double hi = std::min({pu * range_hi, pu * (fc + rem) + lin_hi, pu * fc + lin_hi + quad_hi});
   return {std::max(lo, 0.0), std::max(hi, 0.0)};
 }
-
-void check_law(const CellLaw& law, const char* where) {
-  const auto n = static_cast<std::size_t>(law.cells);
-  if (law.cells < 1 || !(law.hi > law.lo) || law.mass_lo.size() != n || law.mass_hi.size() != n ||
-      law.moment_lo.size() != n || law.moment_hi.size() != n || law.second_lo.size() != n ||
-      law.second_hi.size() != n || (law.clamped && law.points.size() < 2)) {
-    throw InternalError(std::string(where) + ": a malformed CellLaw");
-  }
-}
-
-/// Lattice points per cell for sources whose image is not a whole-cell shift.
-constexpr int kLattice = 32;
 
 struct LatticeTable {
   long first = 0;  ///< first target cell, relative to the source's lattice cell
@@ -589,160 +471,17 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   return out;
 }
 
-namespace {
+namespace detail {
 
-/// The density a source of image centre mc (half-width hm) gives at y = mc + d, per unit
-/// mass: its range over the image, its value and m-derivative at the centre, the Taylor
-/// remainder bound.
-struct DensityCoef {
-  double f_min = 0, f_max = 0, f_centre = 0, slope = 0, remainder = 0;
-  double curvature = 0, third = 0;  ///< f''(centre) / 2; third-order remainder per unit V
-};
-
-DensityCoef density_coef(double d, double hm, double s) {
-  const double inv_s = 1.0 / s, uc = d * inv_s, du = hm * inv_s;
-  const double u1 = uc - du, u2 = uc + du;
-  const double f1 = pdf(u1), f2 = pdf(u2);
-  DensityCoef c;
-  c.f_min = std::min(f1, f2) * inv_s;
-  c.f_max = ((u1 <= 0 && u2 >= 0) ? pdf(0.0) : std::max(f1, f2)) * inv_s;
-  c.f_centre = pdf(uc) * inv_s;
-  c.slope = uc * pdf(uc) * inv_s * inv_s;  // d/dm pdf_s(y - m)
-  c.remainder = 0.5 * sup_u2m1_pdf(u1, u2) * inv_s * inv_s * inv_s * hm * hm;
-  c.curvature = 0.5 * (uc * uc - 1.0) * pdf(uc) * inv_s * inv_s * inv_s;
-  c.third = sup_u3m3u_pdf(u1, u2) * inv_s * inv_s * inv_s * inv_s * hm / 6.0;
-  return c;
-}
-
-void add_density(const DensityCoef& c, double pl, double pu, double dl, double du, double vl,
-                 double vu, double& lo, double& hi) {
-  const double lin_lo = std::min(dl * c.slope, du * c.slope);
-  const double lin_hi = std::max(dl * c.slope, du * c.slope);
-  const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
-  const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
-  const double t_lo = c.f_centre - c.remainder;
-  lo += std::max({pl * c.f_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo,
-                  pl * c.f_centre + lin_lo + quad_lo, 0.0});
-  hi += std::max(0.0, std::min({pu * c.f_max, pu * (c.f_centre + c.remainder) + lin_hi,
-                                pu * c.f_centre + lin_hi + quad_hi}));
-}
-
-}  // namespace
-
-void density_after_step(const CellLaw& law, const Step& step, const std::vector<double>& ys,
-                        std::vector<double>& lo, std::vector<double>& hi,
-                        const PropagateOptions& options) {
-  check_law(law, "density_after_step");
-  const double s = step.noise_std, h = law.width();
-  lo.resize(ys.size(), 0.0);
-  hi.resize(ys.size(), 0.0);
-  if (ys.empty()) return;
-  // sources beyond the reach send less than pdf(reach) / s ~ 1e-315 / s per unit mass,
-  // below double precision's normal range: left out (no floor under the upper bounds, which
-  // the far tails' lower bounds could not match)
-  const double reach = options.reach * s;
-  // points on a lattice y_i = lo + (i0 + i) h / k (as renyi_brackets asks for): the
-  // coefficients depend only on an integer offset between point and source, one table per
-  // case (slope 1) or per case and lattice point of the image centres (other slopes)
-  int k = 0;
-  long i0 = 0;
-  if (ys.size() >= 2) {
-    const double step_y = ys[1] - ys[0];
-    const double kk = std::round(h / step_y);
-    if (kk >= 1 && std::fabs(kk * step_y - h) <= 1e-9 * h) {
-      k = static_cast<int>(kk);
-      i0 = std::lround((ys[0] - law.lo) / step_y);
-      const double dy = h / k;
-      if (std::fabs(law.lo + static_cast<double>(i0) * dy - ys[0]) > 1e-9 * dy ||
-          std::fabs(law.lo + static_cast<double>(i0 + static_cast<long>(ys.size()) - 1) * dy -
-                    ys.back()) > 1e-6 * dy) {
-        k = 0;
-      }
-    }
-  }
-  const long count = static_cast<long>(ys.size());
-  for (const AffineCase& cs : step.cases) {
-    const double a = cs.slope, w = cs.weight;
-    std::vector<double> acc_lo(ys.size(), 0.0), acc_hi(ys.size(), 0.0);
-    if (k > 0) {
-      const bool unit = (a == 1.0);
-      const int lattice = unit ? 1 : kLattice;
-      const double hm = unit ? 0.5 * h : 0.5 * a * h + 0.5 * h / kLattice;
-      const double eps = h / (static_cast<double>(k) * lattice);
-      const double offset = unit ? 0.5 * h + cs.shift : 0.0;
-      const long half = static_cast<long>(std::ceil((reach + hm) / eps)) + 1;
-      // table over n in [nlo, nhi]: d = n eps - offset
-      const long nlo = static_cast<long>(std::floor((-reach - hm + offset) / eps)) - 1;
-      const long nhi = nlo + 2 * half + 2;
-      std::vector<DensityCoef> table(static_cast<std::size_t>(nhi - nlo + 1));
-      for (long n = nlo; n <= nhi; ++n) {
-        table[static_cast<std::size_t>(n - nlo)] =
-            density_coef(static_cast<double>(n) * eps - offset, hm, s);
-      }
-      for (int j = 0; j < law.cells; ++j) {
-        const auto js = static_cast<std::size_t>(j);
-        const double pl = law.mass_lo[js], pu = law.mass_hi[js];
-        if (pu == 0) continue;
-        double dl = law.moment_lo[js], du = law.moment_hi[js];
-        double vl = law.second_lo[js], vu = law.second_hi[js];
-        long base;  // n = (i0 + i) lattice - base
-        if (unit) {
-          base = static_cast<long>(j) * k;
-        } else {
-          const double mc = a * law.centre(j) + cs.shift;
-          const double r = std::round((mc - law.lo) / h * kLattice);
-          const double delta = mc - (law.lo + r * h / kLattice);
-          dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
-          du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
-          const double c1 = 2 * a * delta * law.moment_lo[js],
-                       c2 = 2 * a * delta * law.moment_hi[js];
-          vl = std::max(0.0, a * a * law.second_lo[js] + std::min(c1, c2) + delta * delta * pl);
-          vu = a * a * law.second_hi[js] + std::max(c1, c2) + delta * delta * pu;
-          base = static_cast<long>(r) * k;
-        }
-        // i with nlo <= (i0 + i) lattice - base <= nhi
-        const long i_first = std::max(
-            0L, static_cast<long>(std::ceil(static_cast<double>(nlo + base) / lattice)) - i0);
-        const long i_last =
-            std::min(count - 1,
-                     static_cast<long>(std::floor(static_cast<double>(nhi + base) / lattice)) - i0);
-        for (long i = i_first; i <= i_last; ++i) {
-          const long n = (i0 + i) * lattice - base;
-          add_density(table[static_cast<std::size_t>(n - nlo)], pl, pu, dl, du, vl, vu,
-                      acc_lo[static_cast<std::size_t>(i)], acc_hi[static_cast<std::size_t>(i)]);
-        }
-      }
-    } else {
-      const double hm = 0.5 * a * h;
-      for (std::size_t i = 0; i < ys.size(); ++i) {
-        const double y = ys[i];
-        const double x_from = (y - reach - hm - cs.shift) / a,
-                     x_to = (y + reach + hm - cs.shift) / a;
-        const int j0 = std::max(0, static_cast<int>(std::floor((x_from - law.lo) / h)));
-        const int j1 = std::min(law.cells - 1, static_cast<int>(std::ceil((x_to - law.lo) / h)));
-        for (int j = j0; j <= j1; ++j) {
-          const auto js = static_cast<std::size_t>(j);
-          if (law.mass_hi[js] == 0) continue;
-          const double mc = a * law.centre(j) + cs.shift;
-          add_density(density_coef(y - mc, hm, s), law.mass_lo[js], law.mass_hi[js],
-                      a * law.moment_lo[js], a * law.moment_hi[js], a * a * law.second_lo[js],
-                      a * a * law.second_hi[js], acc_lo[i], acc_hi[i]);
-        }
-      }
-    }
-    for (std::size_t i = 0; i < ys.size(); ++i) {
-      const double y = ys[i];
-      for (const PointMass& p : law.points) {
-        const double f = pdf((y - (a * p.x + cs.shift)) / s) / s;
-        acc_lo[i] += p.mass.lo * f;
-        acc_hi[i] += p.mass.hi * f;
-      }
-      // unclamped mass outside the grid, anywhere
-      acc_hi[i] += law.outside.hi * pdf(0.0) / s;
-      lo[i] += w * acc_lo[i];
-      hi[i] += w * acc_hi[i];
-    }
+void check_law(const CellLaw& law, const char* where) {
+  const auto n = static_cast<std::size_t>(law.cells);
+  if (law.cells < 1 || !(law.hi > law.lo) || law.mass_lo.size() != n || law.mass_hi.size() != n ||
+      law.moment_lo.size() != n || law.moment_hi.size() != n || law.second_lo.size() != n ||
+      law.second_hi.size() != n || (law.clamped && law.points.size() < 2)) {
+    throw InternalError(std::string(where) + ": a malformed CellLaw");
   }
 }
+
+}  // namespace detail
 
 }  // namespace rdpaudit::exact
