@@ -400,7 +400,8 @@ def audit_figures(r, audit):
     if np.all(np.isnan(grid.estimate)):
         common += "No point estimates in this file (disabled or uninformative). "
     verdicts = (f"Red circles (rings around each other where two bounds coincide): cells "
-                f"violated, by the samples (rigorous lower bound above the bound; {audit.attrs.get('correction', '?')} over "
+                f"violated, by the samples (rigorous lower bound above the bound; "
+                f"{audit.attrs.get('correction', '?')} over "
                 f"m = {audit.attrs.get('hypotheses', '?')} cells, family-wise level "
                 f"δ = {level:g}) or by the exact value. Samples can show a bound violated, "
                 "never valid: elsewhere a bound is only not rejected, or valid where the exact "
