@@ -79,9 +79,9 @@ bool start_errors() {
   throw ResourceError(fmt::format(
       "out of memory while {} the {} {}: cannot {} ({}); {}", file->writing ? "writing" : "reading",
       file->kind, path, what, reason,
-      file->writing ? "nothing was written there (a file there before is untouched); a machine "
-                      "or limit with more memory"
-                    : "the file is not known to be damaged; try again with more memory"));
+      file->writing ? "nothing was written there and a file there before is untouched; try "
+                      "again with more memory"
+                    : "the file may well be intact; try again with more memory"));
 }
 
 bool can_map(std::size_t bytes) {

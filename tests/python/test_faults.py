@@ -197,16 +197,21 @@ if not asan:
     intact = os.path.join(work, "scan.h5")
     done = run(["run", scan_cfg, "-o", intact, "--threads", "1"])
     check(done.returncode == 0, f"the scan's results file: exit {done.returncode}")
+    scan_parts = [os.path.join(work, f"scan_part{i}.h5") for i in (1, 2)]
+    for i, p in enumerate(scan_parts):
+        done = run(["run", scan_cfg, "-o", p, "--part", f"{i + 1}/2", "--threads", "1"])
+        check(done.returncode == 0, f"the scan's part {i + 1}: exit {done.returncode}")
+    kept_part = open(scan_parts[0], "rb").read()
     scan_out = os.path.join(work, "scan_out.h5")
     commands = {
         "check": ["check", intact],
-        "merge": ["merge", parts[0], parts[1], "-o", scan_out],
+        "merge": ["merge"] + scan_parts + ["-o", scan_out],
         "run": ["run", scan_cfg, "-o", scan_out, "--threads", "1"],
     }
     for name, args in commands.items():
         successes, signals, bad = 0, [], []
         kib = high
-        # 512 KiB steps up to 48 MiB above the floor; stop once the command has succeeded twice.
+        # 1 MiB steps up to 48 MiB above the floor; stop once the command has succeeded twice.
         while kib < high + (48 << 10) and successes < 2:
             if os.path.exists(scan_out):
                 os.remove(scan_out)
@@ -219,11 +224,12 @@ if not asan:
             elif (done.returncode != 2 or "out of memory while" not in err or "damaged" in err
                   or os.path.exists(scan_out) or os.path.exists(scan_out + ".tmp")):
                 bad.append(f"{kib} KiB: exit {done.returncode} ({err[-200:]})")
-            kib += 512
+            kib += 1024
         check(not signals, f"{name} under ulimit -v from {high} KiB: no signal ({signals[:5]})")
         check(not bad, f"{name} under ulimit -v from {high} KiB: exit 2, out of memory, never "
                        f"damaged, nothing at -o ({bad[:3]})")
         check(successes == 2, f"{name} succeeds within 48 MiB above the floor of {high} KiB")
-    check(open(parts[0], "rb").read() == kept, "the part merged under the limits is untouched")
+    check(open(scan_parts[0], "rb").read() == kept_part,
+          "the part merged under the limits is untouched")
 
 finish()
