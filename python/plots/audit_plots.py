@@ -30,6 +30,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
 from profile_plots import profile_figure  # noqa: E402  (the script's own folder)
@@ -98,8 +99,12 @@ class Layout:
     def format_axis(self, ax, group):
         if self.log_x:
             ax.set_xscale("log")
+        xs = [self.x[s.index] for s in group]
+        if self.ticks is None and not self.log_x and all(float(x).is_integer() for x in xs):
+            # Whole epochs or steps: no tick between two of them (1.5, 2.5).
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if self.ticks is not None:
-            ax.set_xticks([self.x[s.index] for s in group])
+            ax.set_xticks(xs)
             ax.set_xticklabels([self.ticks[s.index] for s in group], rotation=30, ha="right",
                                fontsize=6)
 
@@ -263,8 +268,11 @@ def draw_margin(ax, grid, rows, xs, a, styles, methods, close_margin=1.2):
     drawn = plot_bounds(ax, m, xs, styles, grid.names)
     pts, bs = np.nonzero(grid.close[rows, :, a] & ~np.isnan(positive(m)))
     if len(pts):
+        # A cell whose point estimate exceeds the bound is close whatever its margin: such a
+        # square can sit above the line.
         ax.plot(xs[pts], m[pts, bs], ls="none", marker="s", ms=9, mfc="none",
-                mec="tab:orange", mew=1.4, label="close cell")
+                mec="tab:orange", mew=1.4,
+                label=f"close cell: margin < {close_margin:g} or estimate > bound")
     lo, hi = ax.get_ylim()
     ax.set_ylim(min(lo, 0.8), max(hi, 3.0))
     return drawn
@@ -277,12 +285,28 @@ def mark_violations(ax, grid, rows, xs, a, y):
                  label="verdict: violated")
     violated = grid.violated[rows, :, a]
     pts, bs = np.nonzero(violated & ~np.isnan(positive(y)))
-    if len(pts):
-        ax.plot(xs[pts], y[pts, bs], **style)
+    sizes = ring_sizes(pts, np.log(y[pts, bs]) if len(pts) else [])
+    for size in sorted(set(sizes)):
+        sel = sizes == size
+        ax.plot(xs[pts[sel]], y[pts[sel], bs[sel]], **dict(style, ms=size))
     pts, bs = np.nonzero(violated & ~np.isnan(at_bottom(y)))
-    if len(pts):
-        ax.plot(xs[pts], np.full(len(pts), BOTTOM), transform=ax.get_xaxis_transform(),
-                **style)
+    sizes = ring_sizes(pts, np.zeros(len(pts)))
+    for size in sorted(set(sizes)):
+        sel = sizes == size
+        ax.plot(xs[pts[sel]], np.full(sel.sum(), BOTTOM), transform=ax.get_xaxis_transform(),
+                **dict(style, ms=size))
+
+
+def ring_sizes(pts, log_y, base=11, step=5, near=0.08):
+    """Marker sizes for circles at (pts, exp(log_y)): a circle that would cover one already
+    drawn at the same point (log values within `near`) is drawn larger, a ring around it, so
+    that two violated bounds that coincide show as two rings."""
+    sizes = np.full(len(pts), base, dtype=float)
+    for i in range(len(pts)):
+        same = [j for j in range(i) if pts[j] == pts[i] and abs(log_y[j] - log_y[i]) < near]
+        if same:
+            sizes[i] = max(sizes[j] for j in same) + step
+    return sizes
 
 
 def audit_figure(results, grid, layout, draw, ylabel, title, note, empty):
@@ -372,8 +396,9 @@ def audit_figures(r, audit):
               "order (the bounds bound both directions). ")
     if np.all(np.isnan(grid.estimate)):
         common += "No point estimates in this file (disabled or uninformative). "
-    verdicts = (f"Red circles: cells violated, by the samples (rigorous lower bound above the "
-                f"bound; {audit.attrs.get('correction', '?')} over "
+    verdicts = (f"Red circles (rings around each other where two bounds coincide): cells "
+                f"violated, by the samples (rigorous lower bound above the bound; "
+                f"{audit.attrs.get('correction', '?')} over "
                 f"m = {audit.attrs.get('hypotheses', '?')} cells, family-wise level "
                 f"δ = {level:g}) or by the exact value. Samples can show a bound violated, "
                 "never valid: elsewhere a bound is only not rejected, or valid where the exact "
@@ -403,8 +428,11 @@ def audit_figures(r, audit):
             lambda *a: draw_margin(*a, close_margin=close_margin), "bound ÷ lower bound",
             "margin of the bounds not rejected, bound ÷ certified lower bound\n"
             f"(below {close_margin:g}: close — more trajectories could reject the bound)",
-            common + "Drawn only where the cell was tested and not rejected; the certified "
-            "lower bound is simultaneous over all cells at level δ. " + verdicts,
+            common + "Drawn only where the cell was tested and not rejected (violated cells "
+            "are circled in the Rényi and tightness figures); the certified lower bound is "
+            "simultaneous over all cells at level δ. Orange squares: close cells, whose margin "
+            f"is below {close_margin:g} or whose point estimate is above the bound (those can "
+            f"sit above the {close_margin:g} line).",
             "no bound not rejected here"),
     }
 

@@ -13,6 +13,8 @@
     c = s.claims()                               # (eps, delta) claims, else None
     a = r.audit()                                # format >= 1.2, else None
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
+    for row in a.table():                        # one named row per cell (AuditRow)
+        row.sweep_point, row.bound, row.alpha, row.verdict, row.margin, row.close
     violated = np.char.startswith(a.cells["verdict"], "violated")  # numpy arrays of str
 
 Use Debian's interpreter, /usr/bin/python3, which has h5py and numpy (scripts/install-deps.sh).
@@ -92,6 +94,22 @@ class Claims(NamedTuple):
     reasons: list
 
 
+class AuditRow(NamedTuple):
+    """One audited cell, as `Audit.table()` returns it (columns of docs/results-format.md)."""
+    scenario: int        # index of the scenario (r.scenarios[scenario])
+    sweep_point: str     # e.g. "epochs=5", as `rdpaudit report` prints it; "-" without a sweep
+    bound: str           # the bound's (or claim's) name, not its row in `bounds`
+    alpha: float         # the Renyi order; NaN for an (eps, delta) claim
+    delta: float         # the claim's delta; NaN for a Renyi cell
+    direction: int       # 0: P against P', 1: P' against P
+    verdict: str
+    bound_value: float
+    lower: float         # the certified lower bound the test used
+    estimate: float      # the point estimate
+    margin: float        # bound_value / lower on tested cells (inf when lower = 0), else NaN
+    close: bool          # not rejected with margin < close_margin, or estimate above the bound
+
+
 class Audit:
     """The run's `/audit` group.
 
@@ -108,12 +126,34 @@ class Audit:
             verdict, tightness_estimate, tightness_lower, close, note
     Verdicts (docs/methods.md): "violated (exact)", "violated", "not rejected",
     "valid (exact)", "inconclusive", "not applicable".
+    table() gives the cells as rows with named fields (AuditRow), the bound by name.
     """
 
-    def __init__(self, group: h5py.Group):
+    def __init__(self, group: h5py.Group, sweep_points: Optional[list] = None):
         self.attrs = _attrs(group)
         self.bounds = _table(group["bounds"]) if "bounds" in group else {}
         self.cells = _table(group["cells"]) if "cells" in group else {}
+        self._sweep_points = sweep_points or []
+
+    def table(self) -> list:
+        """One AuditRow per cell, in the file's order."""
+        c = self.cells
+        names = self.bound_names
+        nan = np.full(len(self), np.nan)
+        delta = c.get("delta", nan)  # absent in files without claims
+
+        def sweep_point(i):
+            return self._sweep_points[i] if 0 <= i < len(self._sweep_points) else "-"
+
+        return [
+            AuditRow(scenario=int(c["scenario"][i]), sweep_point=sweep_point(int(c["scenario"][i])),
+                     bound=names[int(c["bound"][i])], alpha=float(c["alpha"][i]),
+                     delta=float(delta[i]), direction=int(c["direction"][i]),
+                     verdict=str(c["verdict"][i]), bound_value=float(c["bound_value"][i]),
+                     lower=float(c["lower"][i]), estimate=float(c["estimate"][i]),
+                     margin=float(c["tightness_lower"][i]), close=bool(c["close"][i]))
+            for i in range(len(self))
+        ]
 
     @property
     def bound_names(self) -> list:
@@ -137,6 +177,13 @@ class Scenario:
             for k, v, t in zip(self.attrs["sweep_keys"], self.attrs["sweep_values"],
                                self.attrs.get("sweep_text", [""] * len(self.attrs["sweep_keys"])))
         }
+
+    @property
+    def sweep_point(self) -> str:
+        """The sweep point as `rdpaudit report` prints it, e.g. "epochs=5"; "-" without one."""
+        keys = self.attrs.get("sweep_keys", [])
+        texts = self.attrs.get("sweep_text", [])
+        return " ".join(f"{k.split('.', 1)[-1]}={t}" for k, t in zip(keys, texts)) or "-"
 
     def _side(self, dataset: str) -> h5py.Group:
         if dataset not in ("D", "Dprime"):
@@ -260,7 +307,7 @@ class Results:
         if "audit" not in self.file:
             return None
         if self._audit is None:
-            self._audit = Audit(self.file["audit"])
+            self._audit = Audit(self.file["audit"], [s.sweep_point for s in self.scenarios])
         return self._audit
 
     def walk(self):

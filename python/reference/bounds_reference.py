@@ -3,8 +3,11 @@
 
 Written from the source texts, not from the C++ code:
   * Ye & Shokri, "Differentially Private Learning Needs Hidden State (Or Much Faster
-    Convergence)" -- /work/shared/seeds/hidden-state-paper.txt (cited as "paper").
-  * "Privacy Saturation" blog post -- /work/shared/seeds/privacy-saturation-blog.txt ("blog").
+    Convergence)", NeurIPS 2022, arXiv:2203.05363 (cited as "paper").
+  * "Privacy Saturation", a blog post (it names no author) on privacy amplification by
+    iteration for projected noisy SGD, whose Theorem 1 follows Altschuler & Talwar, "Privacy
+    of Noisy Stochastic Gradient Descent: More Iterations without More Privacy Loss",
+    NeurIPS 2022, arXiv:2205.13710 ("blog").
   * Mironov, Talwar, Zhang 2019, "Renyi Differential Privacy of the Sampled Gaussian
     Mechanism" (MTZ): A_alpha = E_{z~mu0}[(mu(z)/mu0(z))^alpha], mu0 = N(0, sigma^2),
     mu = (1-q) mu0 + q N(1, sigma^2); RDP = log(A_alpha) / (alpha - 1).

@@ -290,7 +290,12 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  rdpaudit::io::hdf5_start();
+  try {
+    rdpaudit::io::hdf5_start();
+  } catch (const rdpaudit::ResourceError& e) {
+    std::fprintf(stderr, "rdpaudit: error: %s\n", e.what());
+    return 2;
+  }
   const int code = run_main(argc, argv);
   rdpaudit::io::hdf5_finish();
   return code;

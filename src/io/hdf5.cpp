@@ -23,6 +23,7 @@ void write_attr(hid_t loc, const FileInfo* file, const std::string& object, cons
                 hid_t mem_type, hid_t file_type, const std::vector<hsize_t>& dims,
                 const void* data) {
   const std::string where = "attribute " + object + "@" + name;
+  detail::ensure_headroom(file, "write " + where);
   // An empty array is a zero-length simple dataspace with nothing to write.
   const bool empty = !dims.empty() && dims.front() == 0;
   Handle space{
@@ -41,6 +42,7 @@ void write_attr(hid_t loc, const FileInfo* file, const std::string& object, cons
 void write_dataset(hid_t loc, const FileInfo* file, const std::string& object, hid_t mem_type,
                    hid_t file_type, const Shape& shape, const void* data) {
   const std::string where = "dataset " + object;
+  detail::ensure_headroom(file, "write " + where);
   std::vector<hsize_t> dims(shape.begin(), shape.end());
   hsize_t total = 1;
   for (auto n : dims) total *= n;
@@ -111,12 +113,15 @@ std::string Group::path_of(const std::string& name) const {
 void Group::fail(const std::string& name, const std::string& value,
                  const std::string& expected) const {
   const std::string object = path_of(name);
+  // A lookup that failed for want of memory looks like a missing or unreadable object.
+  if (detail::out_of_memory()) detail::fail_memory(file_, "read " + object);
   if (!file_) throw InputError(object, value, expected);
   throw InputError(file_->path + ": " + object, value, expected);
 }
 
 Group Group::create_group(const std::string& name) const {
   const std::string object = path_of(name);
+  detail::ensure_headroom(file_, "create group " + object);
   return Group(check(H5Gcreate2(id_, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), file_,
                      object, "create group " + object),
                file_, object);
@@ -183,14 +188,20 @@ void Group::dataset(const std::string& name, const std::vector<std::string>& val
 }
 
 bool Group::has(const std::string& name) const {
-  return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0;
+  const htri_t exists = H5Lexists(id_, name.c_str(), H5P_DEFAULT);
+  check_status(exists < 0 ? -1 : 0, file_, path_of(name), "look up " + path_of(name));
+  return exists > 0;
 }
 
 bool Group::has_attr(const std::string& name) const {
-  return H5Aexists(id_, name.c_str()) > 0;
+  const htri_t exists = H5Aexists(id_, name.c_str());
+  check_status(exists < 0 ? -1 : 0, file_, path_ + "@" + name,
+               "look up attribute " + path_ + "@" + name);
+  return exists > 0;
 }
 
 Group Group::open_group(const std::string& name) const {
+  detail::ensure_headroom(file_, "open " + path_of(name));
   if (!has(name)) fail(name, "<missing>", "a group the " + file_->kind + " format requires");
   const std::string object = path_of(name);
   if (!is_group(id_, name))
@@ -206,6 +217,7 @@ std::vector<std::string> Group::group_names() const {
     return 0;
   };
   hsize_t index = 0;
+  detail::ensure_headroom(file_, "list the members of " + path_);
   check_status(H5Literate(id_, H5_INDEX_NAME, H5_ITER_INC, &index, collect, &names), file_, path_,
                "list the members of " + path_);
   std::vector<std::string> groups;
@@ -218,6 +230,7 @@ std::vector<std::string> Group::group_names() const {
 namespace {
 
 Handle open_attr(const Group& g, const FileInfo* file, const std::string& name) {
+  detail::ensure_headroom(file, "read attribute " + g.path() + "@" + name);
   if (H5Aexists(g.id(), name.c_str()) <= 0)
     g.fail("@" + name, "<missing>", "an attribute the format requires");
   return Handle{check(H5Aopen(g.id(), name.c_str(), H5P_DEFAULT), file, g.path() + "@" + name,
@@ -231,6 +244,7 @@ hssize_t attr_points(hid_t attr) {
 }
 
 Handle open_dataset(const Group& g, const FileInfo* file, const std::string& name) {
+  detail::ensure_headroom(file, "read dataset " + g.path_of(name));
   if (H5Lexists(g.id(), name.c_str(), H5P_DEFAULT) <= 0)
     g.fail(name, "<missing>", "a dataset the format requires");
   const std::string object = g.path_of(name);
@@ -341,6 +355,7 @@ std::vector<T> read_numbers(const Group& g, const FileInfo* file, const std::str
            integers ? "a dataset of integers" : "a dataset of numbers");
   std::vector<T> v(element_count(dataset_points(set.id), g, name));
   if (!v.empty()) {
+    detail::ensure_headroom(file, "read dataset " + g.path_of(name));
     check_status(H5Dread(set.id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), file,
                  g.path_of(name), "read dataset " + g.path_of(name));
   }
@@ -379,6 +394,7 @@ std::vector<std::string> Group::read_strings(const std::string& name) const {
     Handle type{fixed_string_type(width), H5Tclose};
     std::vector<char> packed(n * width);
     if (n > 0) {
+      detail::ensure_headroom(file_, "read dataset " + path_of(name));
       check_status(H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), file_,
                    path_of(name), "read dataset " + path_of(name));
     }
@@ -392,6 +408,7 @@ std::vector<std::string> Group::read_strings(const std::string& name) const {
   Handle type{string_type(), H5Tclose};
   std::vector<char*> raw(n, nullptr);
   if (!raw.empty()) {
+    detail::ensure_headroom(file_, "read dataset " + path_of(name));
     check_status(H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), file_,
                  path_of(name), "read dataset " + path_of(name));
   }

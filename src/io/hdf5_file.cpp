@@ -29,6 +29,7 @@ namespace {
 // Reads back what was written: the file opens, its size on disk covers HDF5's end of
 // allocation (a short write leaves it shorter), and every object header can be read.
 void verify_written(const FileInfo& info) {
+  detail::ensure_headroom(&info, "read the closed file back");
   const hid_t f = H5Fopen(info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) fail_write(&info, "read the closed file back");
   Handle file{f, H5Fclose};
@@ -55,6 +56,15 @@ void verify_written(const FileInfo& info) {
   file.close(&info, "/", "close the file read back");
 }
 
+// HDF5 cannot report a failure of its own start (the library's state, this thread's error
+// stack): it crashes. start_errors makes them when the command starts, while memory is there;
+// here, before a file is opened, a refusal is reported as what it is.
+void start_or_fail(const FileInfo& info) {
+  detail::reset_out_of_memory();
+  if (!detail::start_errors()) detail::fail_memory(&info, "start the HDF5 library");
+  detail::ensure_headroom(&info, "open the file");
+}
+
 // Flushes a file (or directory) to the disk; false when the system refuses.
 bool sync_path(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
@@ -72,7 +82,7 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& kind) {
   info_.kind = kind;
   info_.writing = true;
   check_output_name(path, kind);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by our exceptions
+  start_or_fail(info_);
   // A strong close degree: H5Fclose closes every object still open, so a failed write
   // leaves nothing for the library to flush (or crash on) when the process ends.
   Handle fapl{check(H5Pcreate(H5P_FILE_ACCESS), &info_, "/", "create file properties"), H5Pclose};
@@ -80,6 +90,7 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& kind) {
                "set the close degree");
   file_ = H5Fcreate(info_.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id);
   if (file_ < 0) {
+    if (detail::out_of_memory()) detail::fail_memory(&info_, "create the file");
     throw ResourceError(fmt::format("cannot create the {} {}: {}", kind, info_.path,
                                     errno ? std::strerror(errno) : hdf5_reason()));
   }
@@ -96,6 +107,9 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::commit() {
+  // An allocation that failed inside a call whose result we could not check (a lookup that
+  // answered "absent") may have left out what the file should hold.
+  if (detail::out_of_memory()) detail::fail_memory(&info_, "write the file");
   root_.close();
   // Every group and dataset must be closed (and its errors seen) before the file is: one
   // still open would be closed by H5Fclose without a word.
@@ -103,6 +117,8 @@ void AtomicFile::commit() {
   if (open != 1)
     throw InternalError(
         fmt::format("AtomicFile::commit: {} objects of {} still open", open - 1, info_.path));
+  // Closing flushes what HDF5 still holds (the last chunks, compressed now).
+  detail::ensure_headroom(&info_, "close the file");
   const hid_t f = file_;
   file_ = -1;
   if (H5Fclose(f) < 0) {
@@ -110,6 +126,7 @@ void AtomicFile::commit() {
     fail_write(&info_, "close the file");
   }
   verify_written(info_);
+  if (detail::out_of_memory()) detail::fail_memory(&info_, "read the closed file back");
   if (!sync_path(info_.path, false)) {
     throw ResourceError(
         fmt::format("cannot write the {} {}: the disk refused to flush it ({}); "
@@ -130,18 +147,26 @@ void AtomicFile::commit() {
 ReadOnlyFile::ReadOnlyFile(const std::string& path, const std::string& kind) {
   info_.path = path;
   info_.kind = kind;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  start_or_fail(info_);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError(kind, path, "does not exist (or is not a file)");
-  if (H5Fis_hdf5(path.c_str()) <= 0)
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+  if (is_hdf5 <= 0) {
+    if (detail::out_of_memory()) detail::fail_memory(&info_, "open the file");
     throw InputError(kind, path, "is not an HDF5 file (damaged, truncated, or another format)");
+  }
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0 && detail::out_of_memory()) detail::fail_memory(&info_, "open the file");
   if (file_ < 0)
     throw InputError(kind, path,
                      "cannot be opened as HDF5 (damaged or truncated: " + hdf5_reason() + ")");
   root_ = Group(check(H5Gopen2(file_, "/", H5P_DEFAULT), &info_, "/", "open the root group"),
                 &info_, "/");
+}
+
+void ReadOnlyFile::finish_reading() const {
+  if (detail::out_of_memory()) detail::fail_memory(&info_, "read the file");
 }
 
 ReadOnlyFile::~ReadOnlyFile() {
@@ -174,8 +199,33 @@ void check_output_name(const std::string& path, const std::string& key) {
   }
 }
 
+namespace {
+
+// Grows the main thread's stack now. Under an address-space limit (ulimit -v) the kernel
+// cannot grow it later, and a deep call (HDF5 opening a file) then dies of SIGSEGV instead
+// of meeting a failed allocation it can report; the pages stay mapped once touched.
+constexpr std::size_t kStackReserve = 512 * 1024;
+
+[[gnu::noinline]] void reserve_stack() {
+  char area[kStackReserve];
+  for (std::size_t i = 0; i < kStackReserve; i += 4096) area[i] = 0;
+  asm volatile("" : : "r"(area) : "memory");  // the writes must happen
+}
+
+}  // namespace
+
 void hdf5_start() {
+  // The stack to reserve and what the command needs before its first file (the command line,
+  // the library's start): without them every later failure could be a crash.
+  if (!detail::can_map(kStackReserve + (std::size_t{2} << 20))) {
+    throw ResourceError(
+        "out of memory while starting: the address-space limit (ulimit -v) leaves less than "
+        "3 MiB above what the program itself occupies");
+  }
+  reserve_stack();
   H5dont_atexit();
+  // Failure here is reported by the first file opened (start_or_fail), naming it.
+  detail::start_errors();
 }
 
 void hdf5_finish() {

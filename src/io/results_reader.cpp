@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/io/results.hpp"
@@ -217,12 +218,14 @@ ResultsSummary read_results_unchecked(const std::string& path) {
   }
   s.has_audit = root.has("audit");
   if (s.has_audit) s.audit = read_audit(root.open_group("audit"), count);
+  file.finish_reading();
   return s;
 }
 
 }  // namespace
 
 ResultsSummary read_results(const std::string& path) {
+  const Activity reading("reading the results file " + path);
   try {
     return read_results_unchecked(path);
   } catch (const InputError&) {

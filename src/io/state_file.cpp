@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
 #include "rdpaudit/io/hdf5.hpp"
@@ -97,6 +98,8 @@ std::string counts_checksum(const RunState& state) {
 }
 
 void write_state(const std::string& path, const RunState& state) {
+  const Activity writing(
+      fmt::format("writing the {} {}", state.kind == "part" ? "part file" : "checkpoint", path));
   AtomicFile file(path, state.kind == "part" ? "part file" : "checkpoint");
   const Group& root = file.root();
   root.attr("filetype", kStateFileType);
@@ -208,12 +211,15 @@ RunState read_state_unchecked(const ReadOnlyFile& file) {
 }  // namespace
 
 RunState read_state(const std::string& path) {
+  const Activity reading("reading the state file " + path);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError("state file", path, "does not exist (or is not a file)");
   try {
     const ReadOnlyFile file(path, "state file");
-    return read_state_unchecked(file);
+    RunState state = read_state_unchecked(file);
+    file.finish_reading();
+    return state;
   } catch (const InputError& e) {
     // One message naming the file once, and what to do about it.
     const std::string what = e.what();

@@ -385,6 +385,30 @@ with tempfile.TemporaryDirectory() as work:
         check(layout.time_key is None and layout.x == {0: 0.0, 1: 1.0} and
               layout.ticks[1] == "scheme=poisson", "no time key: scenario index")
 
+    # Whole epochs on a linear axis: ticks at whole numbers only (not 1.5, 2.5); the margin
+    # figure's note mentions no red circles (it draws none) and explains the close squares.
+    whole = os.path.join(work, "whole.h5")
+    write_results(whole, [{"training.epochs": k} for k in (1, 2, 3)], ["training.epochs"],
+                  name="whole")
+    with load(whole) as r:
+        figures = audit_plots.audit_figures(r, r.audit())
+        for suffix, fig in figures.items():
+            fig.canvas.draw()
+            ticks = [t for ax in fig.axes if ax.get_visible() for t in ax.get_xticks()
+                     if 1 <= t <= 3]
+            check(ticks and all(float(t).is_integer() for t in ticks),
+                  f"{suffix}: ticks at whole epochs only ({sorted(set(ticks))})")
+        note = " ".join(t.get_text() for t in figures["margin"].texts)
+        check("Red circles" not in note and "point estimate is above the bound" in note,
+              f"margin note: no red circles, close squares explained ({note[-160:]!r})")
+        renyi_note = " ".join(t.get_text() for t in figures["renyi"].texts)
+        check("Red circles" in renyi_note, "the Rényi note explains its red circles")
+        for fig in figures.values():
+            audit_plots.plt.close(fig)
+    # Two violated bounds at one point and (nearly) one value: two rings, not one circle.
+    sizes = audit_plots.ring_sizes(np.array([0, 0, 0, 1]), np.log([2.0, 2.02, 5.0, 2.0]))
+    check(list(sizes) == [11, 16, 11, 11], f"coinciding violations drawn as rings ({sizes})")
+
     # 3. One logistic scenario (d = 6), no sweep, estimates disabled.
     single = os.path.join(work, "single.h5")
     write_results(single, [{}], [], dim=6, estimates=False, name="single")

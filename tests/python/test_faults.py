@@ -175,4 +175,60 @@ done = run(["run", os.path.join(source, "experiments", "quickstart.toml"), "-o",
 check(done.returncode == 2 and "NAME_MAX" in done.stderr and done.stdout == "",
       f"-o beyond NAME_MAX: exit {done.returncode} ({done.stderr.strip()[-200:]})")
 
+# ---------------------------------------------------------------- a scan of memory limits
+# Between "the program barely loads" and "the command succeeds", every address-space limit
+# must end a command with 0, or 2 and "out of memory while ...": never a signal (HDF5 crashed
+# at some such limits: its error stack allocated on first use, its error paths after a failed
+# allocation), never a claim that an intact file is damaged.
+if not asan:
+    def loads(kib):
+        """The program starts under this limit (below it the loader or libgomp refuses)."""
+        return run(["--version"], address_space=kib << 10).returncode in (0, 2)
+
+    low, high = 1 << 14, 1 << 20  # KiB
+    check(loads(high), "the program starts under a 1 GiB limit")
+    while high - low > 64:
+        mid = (low + high) // 2
+        low, high = (low, mid) if loads(mid) else (mid, high)
+    scan_cfg = os.path.join(work, "scan.toml")
+    open(scan_cfg, "w").write(quickstart.replace("trajectories = 200000", "trajectories = 2000")
+                              .replace("epochs = [1, 5, 20]", "epochs = [1, 2]"))
+    intact = os.path.join(work, "scan.h5")
+    done = run(["run", scan_cfg, "-o", intact, "--threads", "1"])
+    check(done.returncode == 0, f"the scan's results file: exit {done.returncode}")
+    scan_parts = [os.path.join(work, f"scan_part{i}.h5") for i in (1, 2)]
+    for i, p in enumerate(scan_parts):
+        done = run(["run", scan_cfg, "-o", p, "--part", f"{i + 1}/2", "--threads", "1"])
+        check(done.returncode == 0, f"the scan's part {i + 1}: exit {done.returncode}")
+    kept_part = open(scan_parts[0], "rb").read()
+    scan_out = os.path.join(work, "scan_out.h5")
+    commands = {
+        "check": ["check", intact],
+        "merge": ["merge"] + scan_parts + ["-o", scan_out],
+        "run": ["run", scan_cfg, "-o", scan_out, "--threads", "1"],
+    }
+    for name, args in commands.items():
+        successes, signals, bad = 0, [], []
+        kib = high
+        # 1 MiB steps up to 48 MiB above the floor; stop once the command has succeeded twice.
+        while kib < high + (48 << 10) and successes < 2:
+            if os.path.exists(scan_out):
+                os.remove(scan_out)
+            done = run(args, address_space=kib << 10)
+            err = done.stderr.strip()
+            if done.returncode < 0:
+                signals.append(f"{kib} KiB: signal {-done.returncode}")
+            elif done.returncode == 0:
+                successes += 1
+            elif (done.returncode != 2 or "out of memory while" not in err or "damaged" in err
+                  or os.path.exists(scan_out) or os.path.exists(scan_out + ".tmp")):
+                bad.append(f"{kib} KiB: exit {done.returncode} ({err[-200:]})")
+            kib += 1024
+        check(not signals, f"{name} under ulimit -v from {high} KiB: no signal ({signals[:5]})")
+        check(not bad, f"{name} under ulimit -v from {high} KiB: exit 2, out of memory, never "
+                       f"damaged, nothing at -o ({bad[:3]})")
+        check(successes == 2, f"{name} succeeds within 48 MiB above the floor of {high} KiB")
+    check(open(scan_parts[0], "rb").read() == kept_part,
+          "the part merged under the limits is untouched")
+
 finish()

@@ -91,6 +91,19 @@ with load(out) as r:
         check(stored == ["histogram-plugin", "rigorous-cp", "rigorous-bernstein", "exact"],
               f"estimate.methods stored ({stored})")
         check(est["pilot_per_dataset"] >= 1000, "the selection phase's pilot size stored")
+    # The audit as named rows: one per cell, the bound by name, the sweep point as report says.
+    a = r.audit()
+    table = a.table()
+    check(len(table) == len(a) > 0, f"one row per cell ({len(table)} of {len(a)})")
+    row = table[-1]
+    check(row.scenario == 1 and row.sweep_point == "epochs=3", f"sweep point {row.sweep_point}")
+    check(row.bound == a.bound_names[int(a.cells["bound"][-1])], f"bound by name {row.bound}")
+    check(row.verdict == a.cells["verdict"][-1] and row.close == bool(a.cells["close"][-1])
+          and row.direction == int(a.cells["direction"][-1]), "verdict, close, direction")
+    check(all(np.isnan(x.margin) or (np.isinf(x.margin) if x.lower == 0
+                                      else x.margin == x.bound_value / x.lower) for x in table),
+          "margin = bound / lower")
+    check({x.sweep_point for x in table} == {"epochs=1", "epochs=3"}, "both sweep points")
     exact = s.estimates(method="exact-quadrature", direction=0)
     check(all(x["informative"] and x["value"] >= 0 for x in exact), "exact values informative")
     check(abs(exact[0]["alpha"] - 1.1) < 1e-12, "dp_accounting grid starts at 1.1")

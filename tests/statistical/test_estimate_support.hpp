@@ -74,7 +74,9 @@ struct Case {
 };
 
 /// The known-truth suite. Where the tilted law of order 16 sits decides what 10^7 samples can
-/// do (DESIGN.md 3: large orders live in the tail): "within reach" cases put 90 % of it within
+/// do (large orders live in the tail: the order-alpha divergence is an expectation under the
+/// law tilted by the likelihood ratio to the power alpha, which for large alpha sits far out
+/// in the tail of P', where few samples fall): "within reach" cases put 90 % of it within
 /// 3.7 sd of P' (pair10, pair15, sgm), "edge" cases within 4.5 sd (pair20, sgm25), and sgm_far
 /// puts it 16 sd out, beyond any sample.
 inline std::vector<Case> known_truth_cases() {

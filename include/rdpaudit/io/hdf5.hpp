@@ -132,6 +132,10 @@ class ReadOnlyFile {
 
   const Group& root() const { return root_; }
   const std::string& path() const { return info_.path; }
+  /// Throws ResourceError ("out of memory while reading ...") when an HDF5 call failed for
+  /// want of memory while this file was read: a lookup that then answered "absent" would
+  /// otherwise pass for what the file holds. Call after the last read.
+  void finish_reading() const;
 
  private:
   FileInfo info_;
@@ -144,9 +148,12 @@ class ReadOnlyFile {
 /// InputError(key, path, ...) naming the limit when they would not.
 void check_output_name(const std::string& path, const std::string& key);
 
-/// Call first in main, before any other HDF5 use: the library then ends where hdf5_finish()
-/// says, not in an exit handler. HDF5 cannot close a file whose last writes failed (a full
-/// disk) and crashes when its exit handler tries again; such a file is dropped instead.
+/// Call first in main, before any other HDF5 use: it starts the library and this thread's
+/// error stack while memory is there (HDF5 crashes when it cannot allocate them later, under a
+/// memory limit), and the library then ends where hdf5_finish() says, not in an exit handler.
+/// Throws ResourceError when the address-space limit leaves too little to start. HDF5 cannot close
+/// a file whose last writes failed (a full disk) and crashes when its exit handler tries again;
+/// such a file is dropped instead.
 void hdf5_start();
 /// Ends the HDF5 library unless a file could not be closed (then the process ends without).
 void hdf5_finish();
