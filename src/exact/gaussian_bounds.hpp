@@ -64,6 +64,13 @@ inline double sup_1mu2_pdf(double u1, double u2) {
   return sup_u2m1_pdf(u1, u2);
 }
 
+/// Gauss-Legendre with 8 nodes on [-1, 1], symmetric: the 4 positive nodes and their weights
+/// (each node is used with both signs). Exact for polynomials of degree 15.
+inline constexpr double kGaussLegendre8Nodes[4] = {0.1834346424956498, 0.5255324099163290,
+                                                   0.7966664774136267, 0.9602898564975363};
+inline constexpr double kGaussLegendre8Weights[4] = {0.3626837833783620, 0.3137066458778873,
+                                                     0.2223810344533745, 0.1012285362903763};
+
 /// integral over [y - h/2, y + h/2] of (v - y)^2 pdf_s(v - m) dv, by 8-point Gauss-Legendre
 /// (the integrand is a quadratic times a Gaussian that varies by at most e^(38 h / s) over the
 /// cell: the rule's error is far below rounding for h <= s / 4).
@@ -71,10 +78,8 @@ inline double sup_1mu2_pdf(double u1, double u2) {
 /// (v - y) (v - m) / s^2 pdf_s(v - m).
 inline void first_moment_integrals(double y, double h, double m, double s, double& value,
                                    double& slope) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
+  const double* x = kGaussLegendre8Nodes;
+  const double* w = kGaussLegendre8Weights;
   double sum = 0.0, sum_d = 0.0;
   for (int i = 0; i < 4; ++i) {
     for (double sign : {1.0, -1.0}) {
@@ -90,10 +95,8 @@ inline void first_moment_integrals(double y, double h, double m, double s, doubl
 /// The integral of (v - y)^2 (v - m) / s^2 pdf_s(v - m) over the cell: the m-derivative of
 /// second_moment_integral.
 inline double second_moment_slope(double y, double h, double m, double s) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
+  const double* x = kGaussLegendre8Nodes;
+  const double* w = kGaussLegendre8Weights;
   double sum = 0.0;
   for (int i = 0; i < 4; ++i) {
     for (double sign : {1.0, -1.0}) {
@@ -105,10 +108,8 @@ inline double second_moment_slope(double y, double h, double m, double s) {
 }
 
 inline double second_moment_integral(double y, double h, double m, double s) {
-  static const double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
-                              0.9602898564975363};
-  static const double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
-                              0.1012285362903763};
+  const double* x = kGaussLegendre8Nodes;
+  const double* w = kGaussLegendre8Weights;
   double sum = 0.0;
   for (int i = 0; i < 4; ++i) {
     for (double sign : {1.0, -1.0}) {
