@@ -1,5 +1,7 @@
 """Python side of rdpaudit: read results files (h5py) and draw plots (matplotlib)."""
 
-from .results import Audit, Bounds, Claims, FormatError, Profile, Results, Scenario, load
+from .results import (Audit, AuditRow, Bounds, Claims, FormatError, Profile, Results, Scenario,
+                      load)
 
-__all__ = ["Audit", "Bounds", "Claims", "FormatError", "Profile", "Results", "Scenario", "load"]
+__all__ = ["Audit", "AuditRow", "Bounds", "Claims", "FormatError", "Profile", "Results",
+           "Scenario", "load"]
