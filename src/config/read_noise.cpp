@@ -28,29 +28,25 @@ std::string to_string(NoiseKey v) {
 }
 
 void read_noise(Scenario& s, Reader& r) {
-  const std::vector<std::pair<std::string, NoiseKey>> keys = {
-      {"noise.sigma", NoiseKey::kSigma},
-      {"noise.sigma2", NoiseKey::kSigma2},
-      {"noise.noise_multiplier", NoiseKey::kNoiseMultiplier},
-      {"noise.paper_noise_multiplier", NoiseKey::kPaperNoiseMultiplier},
-      {"noise.blog_sigma", NoiseKey::kBlogSigma},
-      {"noise.step_std", NoiseKey::kStepStd}};
+  // Every way to give the noise, in the order messages list them; names from to_string.
+  constexpr NoiseKey kKinds[] = {NoiseKey::kSigma,           NoiseKey::kSigma2,
+                                 NoiseKey::kNoiseMultiplier, NoiseKey::kPaperNoiseMultiplier,
+                                 NoiseKey::kBlogSigma,       NoiseKey::kStepStd};
+  std::string names, keys;  // "sigma, sigma2, ..." and "noise.sigma, noise.sigma2, ..."
+  for (NoiseKey kind : kKinds) {
+    names += (names.empty() ? "" : ", ") + to_string(kind);
+    keys += (keys.empty() ? "" : ", ") + ("noise." + to_string(kind));
+  }
   int given = 0;
-  for (const auto& [key, kind] : keys) {
+  for (NoiseKey kind : kKinds) {
+    const std::string key = "noise." + to_string(kind);
     if (!r.has(key)) continue;
-    if (++given > 1)
-      r.fail(key,
-             "give exactly one of noise.sigma, noise.sigma2, noise.noise_multiplier, "
-             "noise.paper_noise_multiplier, noise.blog_sigma, noise.step_std");
+    if (++given > 1) r.fail(key, "give exactly one of " + keys);
     s.noise_key = kind;
     s.noise_value = *r.number(key);
     if (!(s.noise_value > 0)) r.fail(key, "must be > 0");
   }
-  if (given == 0) {
-    throw InputError("noise", "<missing>",
-                     "required: one of sigma, sigma2, noise_multiplier, "
-                     "paper_noise_multiplier, blog_sigma, step_std");
-  }
+  if (given == 0) throw InputError("noise", "<missing>", "required: one of " + names);
   s.sensitivity = pair_sensitivity(s);
   const double b = scheme_info(s.scheme).sizing == BatchSizing::kExpected ? s.sampling_rate * s.n()
                                                                           : s.batch_size;
