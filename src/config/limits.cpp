@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rdpaudit/config/loss.hpp"
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/memory.hpp"
@@ -98,20 +99,9 @@ Growth iterate_growth(const Scenario& s) {
   // Poisson divides the batch sum by the expected size q n: up to 1/q times a mean.
   const double poisson =
       scheme_info(s.scheme).sizing == BatchSizing::kExpected ? 1.0 / s.sampling_rate : 1.0;
-  double gradient = 0;
-  switch (s.loss) {
-    case LossKind::kQuadratic:  // theta <- (1 - eta lambda) theta + eta lambda mean(x_B)
-      g.c = std::fabs(1.0 - s.eta * s.lambda);
-      gradient = s.lambda * x;
-      break;
-    case LossKind::kLinear:  // theta <- theta - eta mean(g_B)
-      gradient = x * poisson;
-      break;
-    case LossKind::kLogistic:  // the L2 term scales theta by 1 - eta lambda; the rest is bounded
-      g.c = std::fabs(1.0 - s.eta * s.lambda);
-      gradient = std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0))) * poisson;
-      break;
-  }
+  const LossFamily& family = loss_family(s.loss);
+  g.c = family.contraction(s);
+  double gradient = family.gradient_bound(s, x) * poisson;
   // A crafted record (data.preset = "crafted_gradient") adds at most max_t ||g_t|| to a mean.
   if (s.data.crafted) gradient += s.data.crafted_gradient.rowwise().norm().maxCoeff() * poisson;
   const double d = std::sqrt(static_cast<double>(s.dim));
@@ -135,18 +125,7 @@ constexpr double kMaxResolution = 1e12;
 void check_resolution(const Scenario& s, Reader& r) {
   double x = s.data.replacement.norm();  // largest record (data, gradient or features)
   for (int i = 0; i < s.n(); ++i) x = std::max(x, s.data.points.row(i).norm());
-  double gradient = 0;
-  switch (s.loss) {
-    case LossKind::kQuadratic:
-      gradient = s.lambda * x;
-      break;
-    case LossKind::kLinear:
-      gradient = x;
-      break;
-    case LossKind::kLogistic:  // clipped per example
-      gradient = std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0)));
-      break;
-  }
+  double gradient = loss_family(s.loss).gradient_bound(s, x);
   if (s.data.crafted)
     gradient = std::max(gradient, s.data.crafted_gradient.rowwise().norm().maxCoeff());
   // One record's share of one step: eta * gradient / b (Poisson: b = q n, the normaliser).
@@ -175,23 +154,24 @@ void check_resolution(const Scenario& s, Reader& r) {
 void check_iterates(const Scenario& s, Reader& r) {
   // A projection keeps every iterate in its ball, whose size the inputs' range bounds.
   if (std::isfinite(s.projection_diameter)) return;
-  // Quadratic loss with Poisson sampling: the contraction 1 - eta lambda |B|/(qn) is random
-  // per step; whether it diverges shows only in the simulation (sim/ detects it).
-  if (s.loss == LossKind::kQuadratic && scheme_info(s.scheme).sizing == BatchSizing::kExpected)
+  // A contraction that scales with the batch (quadratic: 1 - eta lambda |B|/(qn)) is random
+  // per step under Poisson sampling; whether it diverges shows only in the simulation (sim/
+  // detects it).
+  if (loss_family(s.loss).contraction_scales_with_batch &&
+      scheme_info(s.scheme).sizing == BatchSizing::kExpected)
     return;
   const Growth g = iterate_growth(s);
   if (!(g.log10 > std::log10(kMaxMagnitude))) return;
   const std::string reach = fmt::format(
       "the iterates reach about 1e{:.0f} in T = {} steps (at most 1e100)", g.log10, s.steps);
   if (g.c > 1) {
-    r.fail("training.eta",
-           fmt::format(
-               "eta * lambda = {} > 2 (model.lambda = {}): training diverges, each step "
-               "multiplies {} by |1 - eta * lambda| = {} and {}; need eta < 2 / lambda = {}, "
-               "fewer steps or a projection",
-               num(s.eta * s.lambda), num(s.lambda),
-               s.loss == LossKind::kQuadratic ? "the distance to the minimiser" : "the parameters",
-               num(g.c), reach, num(2.0 / s.lambda)));
+    r.fail(
+        "training.eta",
+        fmt::format("eta * lambda = {} > 2 (model.lambda = {}): training diverges, each step "
+                    "multiplies {} by |1 - eta * lambda| = {} and {}; need eta < 2 / lambda = {}, "
+                    "fewer steps or a projection",
+                    num(s.eta * s.lambda), num(s.lambda), loss_family(s.loss).contracted, num(g.c),
+                    reach, num(2.0 / s.lambda)));
   }
   const double steps = g.c < 1 ? std::min(static_cast<double>(s.steps), 1.0 / (1.0 - g.c))
                                : static_cast<double>(s.steps);

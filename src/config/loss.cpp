@@ -5,24 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
-
-double pair_sensitivity(const Scenario& s) {
-  // A crafted record against its absence: the total gradient moves by max_t ||g_t||.
-  if (s.data.crafted) return s.data.crafted_gradient.rowwise().norm().maxCoeff();
-  const Eigen::VectorXd x = s.data.points.row(s.data.differing_index).transpose();
-  switch (s.loss) {
-    case LossKind::kQuadratic:  // grad = lambda (theta - x): difference lambda ||x - x'||
-      return s.lambda * (x - s.data.replacement).norm();
-    case LossKind::kLinear:  // grad = g: difference ||g - g'||
-      return (x - s.data.replacement).norm();
-    case LossKind::kLogistic:  // Proposition 5.2: clip S_g/2 per example => S_g
-      return 2.0 * s.clip_norm;
-  }
-  return 0;
-}
 
 namespace {
 
@@ -30,55 +16,166 @@ void require(bool ok, const char* key, double value, const char* expected) {
   if (!ok) throw InputError(key, fmt::format("{}", value), expected);
 }
 
+// model.dim of a family whose records have the parameters' dimension.
+void read_dimension(Scenario& s, Reader& r) {
+  const long d = r.integer("model.dim").value_or(1);
+  if (d < 1 || d > kMaxDim) r.fail("model.dim", "must be in [1, " + std::to_string(kMaxDim) + "]");
+  s.dim = static_cast<int>(d);
+}
+
+// ---------------------------------------------------------------- quadratic
+// l = lambda/2 ||theta - x||^2, gradient lambda (theta - x).
+
+void read_quadratic(Scenario& s, Reader& r) {
+  read_dimension(s, r);
+  s.lambda = r.require_number("model.lambda", "curvature lambda > 0");
+  if (!(s.lambda > 0)) r.fail("model.lambda", "must be > 0");
+}
+
+double quadratic_pair_sensitivity(const Scenario& s, const Eigen::VectorXd& x) {
+  return s.lambda * (x - s.data.replacement).norm();  // lambda ||x - x'||
+}
+
+LossConstants quadratic_constants(const LossDescription& loss) {
+  const double D = loss.domain_diameter, R = loss.data_radius;
+  require(R >= 0.0 && std::isfinite(R), "loss.data_radius", R,
+          "must be >= 0 and finite for the quadratic loss (it bounds S_g)");
+  const double lam = loss.lambda;
+  return {lam, lam, 2.0 * lam * R, std::isinf(D) ? kInf : lam * (D / 2.0 + R),
+          "quadratic lambda/2||theta-x||^2: Hessian = lambda I -> lambda-strongly convex, "
+          "beta = lambda; total-gradient sensitivity lambda ||x-x'|| <= 2 lambda R; "
+          "||grad|| <= lambda (D/2 + R) on the ball of diameter D"};
+}
+
+// theta <- (1 - eta lambda |B|/N) theta + eta lambda sum(x_B)/N: the pull towards the data.
+double quadratic_gradient_bound(const Scenario& s, double x) {
+  return s.lambda * x;
+}
+// The lambda term scales theta by 1 - eta lambda per step (quadratic: for a batch of b of
+// the N records it normalises by; logistic: the L2 regulariser, added once per step).
+double lambda_contraction(const Scenario& s) {
+  return std::fabs(1.0 - s.eta * s.lambda);
+}
+
+// ---------------------------------------------------------------- linear
+// l = <g, theta>, gradient g: the blog's convex Lipschitz case.
+
+void read_linear(Scenario& s, Reader& r) {
+  read_dimension(s, r);
+}
+
+double linear_pair_sensitivity(const Scenario& s, const Eigen::VectorXd& x) {
+  return (x - s.data.replacement).norm();  // ||g - g'||
+}
+
+LossConstants linear_constants(const LossDescription& loss) {
+  require(loss.lambda == 0.0, "loss.lambda", loss.lambda,
+          "must be 0 for the linear loss (it is not strongly convex)");
+  const double R = loss.data_radius;
+  require(R >= 0.0 && std::isfinite(R), "loss.data_radius", R,
+          "must be >= 0 and finite for the linear loss (||g_i|| <= R)");
+  return {0.0, 0.0, 2.0 * R, R,
+          "linear <g,theta>: Hessian 0 -> convex, beta = 0, not strongly convex; "
+          "sensitivity ||g-g'|| <= 2R; ||grad|| = ||g|| <= R"};
+}
+
+// theta <- theta - eta mean(g_B).
+double linear_gradient_bound(const Scenario&, double x) {
+  return x;
+}
+double linear_contraction(const Scenario&) {
+  return 1.0;
+}
+
+// ---------------------------------------------------------------- logistic
+// Regularised multiclass logistic regression, Eq. (7), with Algorithm 2's clipping.
+
+void read_logistic(Scenario& s, Reader& r) {
+  const long f = r.require_integer("model.features", "number of features >= 1");
+  const long c = r.integer("model.classes").value_or(2);
+  if (f < 1 || f > kMaxDim)
+    r.fail("model.features", "must be in [1, " + std::to_string(kMaxDim) + "]");
+  if (c < 2 || c > kMaxDim)
+    r.fail("model.classes", "must be in [2, " + std::to_string(kMaxDim) + "]");
+  if ((f + 1) * c > kMaxDim) {
+    r.fail("model.features", "(features + 1) * classes = " + std::to_string((f + 1) * c) +
+                                 " parameters, must be <= " + std::to_string(kMaxDim));
+  }
+  s.features = static_cast<int>(f);
+  s.classes = static_cast<int>(c);
+  s.dim = static_cast<int>((f + 1) * c);
+  s.lambda = r.require_number("model.lambda", "L2 regularisation lambda >= 0");
+  if (!(s.lambda >= 0)) r.fail("model.lambda", "must be >= 0");
+  s.feature_clip = r.number("model.feature_clip").value_or(kInf);
+  if (!(s.feature_clip > 0)) r.fail("model.feature_clip", "must be > 0");
+  s.clip_norm = r.number("model.clip_norm").value_or(kInf);
+  if (!(s.clip_norm > 0)) r.fail("model.clip_norm", "must be > 0");
+}
+
+double logistic_pair_sensitivity(const Scenario& s, const Eigen::VectorXd&) {
+  return 2.0 * s.clip_norm;  // Proposition 5.2: clip S_g/2 per example => S_g
+}
+
+LossConstants logistic_constants(const LossDescription& loss) {
+  const double D = loss.domain_diameter, Lf = loss.feature_clip;
+  require(Lf >= 0.0 && std::isfinite(Lf), "loss.feature_clip", Lf,
+          "must be >= 0 and finite for the logistic loss (Prop. 5.1 needs ||x|| <= L)");
+  const double C = loss.grad_clip;
+  require(C >= 0.0, "loss.grad_clip", C, "must be >= 0 (+inf: no clipping)");
+  const double lip = std::sqrt(2.0 * (Lf * Lf + 1.0));      // Eq. (9)
+  const double beta = (Lf * Lf + 1.0) / 2.0 + loss.lambda;  // Eq. (10) + regulariser
+  const double S_g = std::isinf(C) ? 2.0 * lip : 2.0 * C;
+  const double L = (loss.lambda == 0.0) ? std::min(C, lip)
+                   : std::isinf(D)      ? kInf
+                                        : std::min(C, lip) + loss.lambda * D / 2.0;
+  return {loss.lambda, beta, S_g, L,
+          std::isinf(C)
+              ? "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
+                "S_g = 2 sqrt(2(L^2+1)) from the Lipschitz constant of Prop. 5.1 (Sec. F.4)"
+              : "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
+                "S_g = 2 C from the per-example clip C = S_g/2 (Prop. 5.2)"};
+}
+
+// The L2 term scales theta by 1 - eta lambda once per step; the rest is clipped per example.
+double logistic_gradient_bound(const Scenario& s, double x) {
+  return std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0)));
+}
+
 }  // namespace
+
+const std::vector<LossFamily>& loss_families() {
+  static const std::vector<LossFamily> table = {
+      {LossKind::kQuadratic, "quadratic", read_quadratic, quadratic_pair_sensitivity,
+       quadratic_constants, quadratic_gradient_bound, lambda_contraction, true,
+       "the distance to the minimiser"},
+      {LossKind::kLogistic, "logistic", read_logistic, logistic_pair_sensitivity,
+       logistic_constants, logistic_gradient_bound, lambda_contraction, false, "the parameters"},
+      {LossKind::kLinear, "linear", read_linear, linear_pair_sensitivity, linear_constants,
+       linear_gradient_bound, linear_contraction, false, "the parameters"},
+  };
+  return table;
+}
+
+const LossFamily& loss_family(LossKind kind) {
+  for (const LossFamily& family : loss_families()) {
+    if (family.kind == kind) return family;
+  }
+  throw InternalError("loss_family: a loss kind without a row in loss_families()");
+}
+
+double pair_sensitivity(const Scenario& s) {
+  // A crafted record against its absence: the total gradient moves by max_t ||g_t||.
+  if (s.data.crafted) return s.data.crafted_gradient.rowwise().norm().maxCoeff();
+  const Eigen::VectorXd x = s.data.points.row(s.data.differing_index).transpose();
+  return loss_family(s.loss).pair_sensitivity(s, x);
+}
 
 LossConstants derive_loss_constants(const LossDescription& loss) {
   const double D = loss.domain_diameter;
   require(D > 0.0, "loss.domain_diameter", D, "must be > 0 (+inf: unconstrained)");
   require(loss.lambda >= 0.0 && std::isfinite(loss.lambda), "loss.lambda", loss.lambda,
           "must be >= 0 and finite");
-  switch (loss.family) {
-    case LossKind::kQuadratic: {
-      const double R = loss.data_radius;
-      require(R >= 0.0 && std::isfinite(R), "loss.data_radius", R,
-              "must be >= 0 and finite for the quadratic loss (it bounds S_g)");
-      const double lam = loss.lambda;
-      return {lam, lam, 2.0 * lam * R, std::isinf(D) ? kInf : lam * (D / 2.0 + R),
-              "quadratic lambda/2||theta-x||^2: Hessian = lambda I -> lambda-strongly convex, "
-              "beta = lambda; total-gradient sensitivity lambda ||x-x'|| <= 2 lambda R; "
-              "||grad|| <= lambda (D/2 + R) on the ball of diameter D"};
-    }
-    case LossKind::kLogistic: {
-      const double Lf = loss.feature_clip;
-      require(Lf >= 0.0 && std::isfinite(Lf), "loss.feature_clip", Lf,
-              "must be >= 0 and finite for the logistic loss (Prop. 5.1 needs ||x|| <= L)");
-      const double C = loss.grad_clip;
-      require(C >= 0.0, "loss.grad_clip", C, "must be >= 0 (+inf: no clipping)");
-      const double lip = std::sqrt(2.0 * (Lf * Lf + 1.0));      // Eq. (9)
-      const double beta = (Lf * Lf + 1.0) / 2.0 + loss.lambda;  // Eq. (10) + regulariser
-      const double S_g = std::isinf(C) ? 2.0 * lip : 2.0 * C;
-      const double L = (loss.lambda == 0.0) ? std::min(C, lip)
-                       : std::isinf(D)      ? kInf
-                                            : std::min(C, lip) + loss.lambda * D / 2.0;
-      return {loss.lambda, beta, S_g, L,
-              std::isinf(C)
-                  ? "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
-                    "S_g = 2 sqrt(2(L^2+1)) from the Lipschitz constant of Prop. 5.1 (Sec. F.4)"
-                  : "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
-                    "S_g = 2 C from the per-example clip C = S_g/2 (Prop. 5.2)"};
-    }
-    case LossKind::kLinear: {
-      require(loss.lambda == 0.0, "loss.lambda", loss.lambda,
-              "must be 0 for the linear loss (it is not strongly convex)");
-      const double R = loss.data_radius;
-      require(R >= 0.0 && std::isfinite(R), "loss.data_radius", R,
-              "must be >= 0 and finite for the linear loss (||g_i|| <= R)");
-      return {0.0, 0.0, 2.0 * R, R,
-              "linear <g,theta>: Hessian 0 -> convex, beta = 0, not strongly convex; "
-              "sensitivity ||g-g'|| <= 2R; ||grad|| = ||g|| <= R"};
-    }
-  }
-  throw InputError("loss.family: unknown value");
+  return loss_family(loss.family).constants(loss);
 }
 
 }  // namespace rdpaudit::config

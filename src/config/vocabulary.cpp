@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "rdpaudit/config/loss.hpp"
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 
@@ -27,9 +28,11 @@ Enum parse(const NameTable<Enum>& table, std::string_view name, const std::strin
 }  // namespace
 
 const NameTable<LossKind>& loss_names() {
-  static const NameTable<LossKind> table = {{"quadratic", LossKind::kQuadratic},
-                                            {"logistic", LossKind::kLogistic},
-                                            {"linear", LossKind::kLinear}};
+  static const NameTable<LossKind> table = [] {
+    NameTable<LossKind> t;
+    for (const auto& family : loss_families()) t.emplace_back(family.name, family.kind);
+    return t;
+  }();
   return table;
 }
 

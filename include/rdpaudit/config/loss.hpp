@@ -1,13 +1,18 @@
-// A loss family's constants, in one place: what it implies about the audited pair (its S_g,
-// needed to read the noise conventions) and the constants lambda, beta, S_g, L the bounds
-// assume, each with the derivation it rests on.
+// The loss families, one row each (src/config/loss.cpp): the name a user writes, the [model]
+// keys, what the family implies about the audited pair (its S_g, needed to read the noise
+// conventions), the constants lambda, beta, S_g, L the bounds assume with the derivation they
+// rest on, and how fast the family lets the iterates grow (the run's overflow checks). The
+// gradient itself is sim's (sim/loss.hpp).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
 
 namespace rdpaudit::config {
+
+class Reader;
 
 /// S_g of the scenario's pair: the l2 sensitivity of the total gradient sum_i grad l(theta; x_i)
 /// when record i0 is replaced (or, for a crafted record, removed).
@@ -50,5 +55,32 @@ struct LossConstants {
 ///            S_g = 2 R, L = R.
 /// Throws InputError when a constant the family needs is missing (R, L_feat) or negative.
 LossConstants derive_loss_constants(const LossDescription& loss);
+
+/// One loss family: everything config knows of it. A new family is its LossKind enumerator,
+/// its row of loss_families() and its functor in sim/loss.hpp.
+struct LossFamily {
+  LossKind kind;
+  const char* name;  ///< as written in model.loss
+  /// Reads the family's own [model] keys (model.loss is read): s.dim, s.lambda, ...
+  void (*read_model)(Scenario& s, Reader& r);
+  /// ||total gradient on D - on D'|| when record x is replaced by s.data.replacement.
+  double (*pair_sensitivity)(const Scenario& s, const Eigen::VectorXd& x);
+  /// lambda, beta, S_g, L from the description, whose domain diameter and lambda >= 0 are
+  /// already checked; throws InputError naming the loss.* key a constant needs.
+  LossConstants (*constants)(const LossDescription& loss);
+  /// Largest norm of one record's gradient (before the batch's normaliser) when every record
+  /// has norm <= record_norm, at any iterate.
+  double (*gradient_bound)(const Scenario& s, double record_norm);
+  /// c of |theta_{t+1}| <= c |theta_t| + (gradient and noise), for a full batch of b records.
+  double (*contraction)(const Scenario& s);
+  /// The contraction scales with the batch's size: random under Poisson sampling, where the
+  /// file alone cannot bound the growth (sim/ detects a divergence).
+  bool contraction_scales_with_batch;
+  const char* contracted;  ///< what the contraction multiplies, for messages
+};
+
+/// Every loss family, in the order of loss_names().
+const std::vector<LossFamily>& loss_families();
+const LossFamily& loss_family(LossKind kind);
 
 }  // namespace rdpaudit::config

@@ -10,6 +10,8 @@
 
 namespace rdpaudit::config {
 
+/// A loss family. Its row (name, [model] keys, constants, growth bound) is in
+/// config::loss_families() (config/loss.hpp), its gradient in sim/loss.hpp.
 enum class LossKind {
   kQuadratic,  ///< lambda/2 ||theta - x||^2: affine updates, exact ground truth
   kLogistic,   ///< regularised multiclass logistic regression (paper Section 5, Algorithm 2)
