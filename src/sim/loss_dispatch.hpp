@@ -1,30 +1,31 @@
-// The one place where a loss family (config::LossKind) becomes its functor (sim/loss.hpp), and
-// a scenario's dimension becomes the compile-time D every coordinate loop runs to. Adding a
-// loss family: its functor in loss.hpp and one case here (a four-lane kernel, if any, in
-// lane_kernels.hpp). Internal to src/sim/.
+// Where a loss family (config::LossKind) becomes its functor (sim::LossFunctors in
+// sim/loss.hpp), and a scenario's dimension becomes the compile-time D every coordinate loop
+// runs to. A new loss family needs nothing here. Internal to src/sim/.
 #pragma once
 
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/core/error.hpp"
 #include "rdpaudit/sim/loss.hpp"
 
 namespace rdpaudit::sim::detail {
 
+template <class F, class Loss, class... Rest>
+decltype(auto) with_loss_in(const config::Scenario& s, F& f, LossList<Loss, Rest...>) {
+  if (s.loss == Loss::kKind) return f(Loss::of(s));
+  if constexpr (sizeof...(Rest) > 0) {
+    return with_loss_in(s, f, LossList<Rest...>{});
+  } else {
+    throw InternalError("simulate: a loss family without a functor in sim::LossFunctors");
+  }
+}
+
 /// f(loss) with the functor of the scenario's loss family for dimension D; returns what f does.
 template <int D, class F>
 decltype(auto) with_loss(const config::Scenario& s, F&& f) {
-  switch (s.loss) {
-    case config::LossKind::kQuadratic:
-      return f(QuadraticLoss<D>{s.lambda});
-    case config::LossKind::kLinear:
-      return f(LinearLoss<D>{});
-    case config::LossKind::kLogistic:
-      return f(LogisticLoss<D>{s.lambda, s.clip_norm, s.features, s.classes});
-  }
-  throw std::logic_error("simulate: unknown loss family");
+  return with_loss_in(s, f, LossFunctors<D>{});
 }
 
 /// f(std::integral_constant<int, D>{}) for D = dim, 1 <= dim <= config::kMaxDim.
@@ -49,7 +50,7 @@ void with_dimension(int dim, F&& f) {
     case 8:
       return f(std::integral_constant<int, 8>{});
     default:
-      throw std::logic_error("simulate: dimension outside [1, kMaxDim]");
+      throw InternalError("simulate: dimension outside [1, kMaxDim]");
   }
 }
 

@@ -1,5 +1,7 @@
-// Per-example gradients of the three loss families, with the clipping of Algorithm 2.
-// Each functor adds (1/normaliser) * sum_{i in B} grad l(theta; x_i) (+ regulariser) to g.
+// Per-example gradients of the loss families, with the clipping of Algorithm 2, and the list
+// of their functors (LossFunctors, at the end) that the simulator dispatches on. Each functor
+// adds (1/normaliser) * sum_{i in B} grad l(theta; x_i) (+ regulariser) to g, names its
+// config::LossKind (kKind) and takes its parameters from the scenario (of).
 #pragma once
 
 #include <algorithm>
@@ -91,7 +93,10 @@ struct QuadraticLoss {
   /// step many trajectories coordinate by coordinate.
   static constexpr bool kSumOfRecords = true;
   static constexpr int d = D;
+  static constexpr config::LossKind kKind = config::LossKind::kQuadratic;
   double lambda;
+
+  static QuadraticLoss of(const config::Scenario& s) { return {s.lambda}; }
 
   /// (1/N) sum_B lambda (theta - x_i) = (lambda/N) (|B| theta - sum_B x_i), coordinate-wise
   double coordinate_gradient_from_sum(double theta, double sum, int count, double inv_norm) const {
@@ -114,6 +119,9 @@ template <int D>
 struct LinearLoss {
   static constexpr bool kSumOfRecords = true;
   static constexpr int d = D;
+  static constexpr config::LossKind kKind = config::LossKind::kLinear;
+
+  static LinearLoss of(const config::Scenario&) { return {}; }
 
   double coordinate_gradient_from_sum(double /*theta*/, double sum, int /*count*/,
                                       double inv_norm) const {
@@ -138,10 +146,15 @@ template <int D>
 struct LogisticLoss {
   static constexpr bool kSumOfRecords = false;  // clipping: per-example gradients
   static constexpr int d = D;                   ///< = classes * (features + 1)
+  static constexpr config::LossKind kKind = config::LossKind::kLogistic;
   double lambda;
   double clip_norm;
   int features;
   int classes;
+
+  static LogisticLoss of(const config::Scenario& s) {
+    return {s.lambda, s.clip_norm, s.features, s.classes};
+  }
 
   /// Clipped per-example gradient of l0 at theta for record (x, y), into out (length d).
   void example_gradient(const double* theta, const double* x, int y, double* out) const {
@@ -182,5 +195,14 @@ struct LogisticLoss {
     for (int k = 0; k < d; ++k) g[k] += lambda * theta[k];
   }
 };
+
+template <class... Losses>
+struct LossList {};
+
+/// Every loss family's functor for dimension D: the simulator runs the one whose kKind is the
+/// scenario's loss (with_loss, src/sim/loss_dispatch.hpp). A new family: its functor above and
+/// its entry here; a four-lane kernel in src/sim/lane_kernels.hpp is optional.
+template <int D>
+using LossFunctors = LossList<QuadraticLoss<D>, LinearLoss<D>, LogisticLoss<D>>;
 
 }  // namespace rdpaudit::sim
