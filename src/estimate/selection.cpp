@@ -118,6 +118,45 @@ Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
   return out;
 }
 
+namespace {
+
+CountResult run_histogram_plugin(const CountInputs& in) {
+  const ScoreSelection& sel = in.selection;
+  const CellCounts plugin_cells{coarsen(in.counts_p, sel.edges, sel.plugin_edges),
+                                coarsen(in.counts_q, sel.edges, sel.plugin_edges)};
+  return {histogram_plugin(plugin_cells, in.alphas, in.options.plugin, in.stream, {}, in.row_name),
+          std::nullopt};
+}
+
+CountResult certified(RigorousResult r) {
+  std::vector<Estimate> estimates = r.estimates;
+  return {std::move(estimates), std::move(r)};
+}
+
+CountResult run_rigorous_cp(const CountInputs& in) {
+  return certified(rigorous_lower_bound(in.fine, in.alphas, in.options.rigorous, in.row_name));
+}
+
+CountResult run_rigorous_bernstein(const CountInputs& in) {
+  return certified(
+      variational_lower_bound(in.fine, in.alphas, in.options.variational, in.row_name));
+}
+
+}  // namespace
+
+const std::vector<CountMethod>& count_methods() {
+  using config::Method;
+  using config::Row;
+  static const std::vector<CountMethod> table = {
+      {Method::kHistogramPlugin, Row::kHistogramPlugin, &CountOptions::run_plugin,
+       run_histogram_plugin},
+      {Method::kRigorousCp, Row::kRigorousCp, &CountOptions::run_partition, run_rigorous_cp},
+      {Method::kRigorousBernstein, Row::kRigorousBernstein, &CountOptions::run_bernstein,
+       run_rigorous_bernstein},
+  };
+  return table;
+}
+
 std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
                                            const std::vector<std::uint64_t>& counts_p,
                                            const std::vector<std::uint64_t>& counts_q,
@@ -131,62 +170,38 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
                         std::to_string(counts_p.size()) + " and " + std::to_string(counts_q.size()),
                         std::to_string(cells) + " cells, those of the selection");
   }
-  OrderedCells oc;
-  oc.position = selection.fine_position;
-  oc.selection = selection.selection;
-  oc.evaluation.p = coarsen(counts_p, selection.edges, selection.fine_edges);
-  oc.evaluation.q = coarsen(counts_q, selection.edges, selection.fine_edges);
-  // The three methods read the same counts and share nothing else (the plug-in alone draws
-  // from `stream`), so they run side by side on the OpenMP threads and are collected in
-  // this fixed order: the same numbers for any thread count. An exception leaves its section
+  OrderedCells fine;
+  fine.position = selection.fine_position;
+  fine.selection = selection.selection;
+  fine.evaluation.p = coarsen(counts_p, selection.edges, selection.fine_edges);
+  fine.evaluation.q = coarsen(counts_q, selection.edges, selection.fine_edges);
+  // The methods read the same counts and share nothing else (the plug-in alone draws from
+  // `stream`), so they run side by side on the OpenMP threads and are collected in the
+  // table's order: the same numbers for any thread count. An exception leaves its method
   // through `failed` and is rethrown here (none may cross the parallel region).
-  std::vector<Estimate> plugin;
-  RigorousResult partition, bernstein;
-  std::exception_ptr failed[3];
-  const auto guarded = [&failed](int i, const auto& work) {
+  const std::vector<CountMethod>& methods = count_methods();
+  const int count = static_cast<int>(methods.size());
+  std::vector<CountResult> results(methods.size());
+  std::vector<std::exception_ptr> failed(methods.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < count; ++i) {
+    const CountMethod& m = methods[i];
+    if (!(options.*m.enabled)) continue;
     try {
-      work();
+      const std::string row_name = selection.prefix + config::to_string(m.row);
+      results[i] = m.run({selection, counts_p, counts_q, fine, alphas, options, stream, row_name});
     } catch (...) {
       failed[i] = std::current_exception();
     }
-  };
-#pragma omp parallel sections
-  {
-#pragma omp section
-    guarded(0, [&] {
-      if (!options.run_plugin) return;
-      const CellCounts plugin_cells{coarsen(counts_p, selection.edges, selection.plugin_edges),
-                                    coarsen(counts_q, selection.edges, selection.plugin_edges)};
-      plugin =
-          histogram_plugin(plugin_cells, alphas, options.plugin, stream, {},
-                           selection.prefix + config::to_string(config::Row::kHistogramPlugin));
-    });
-#pragma omp section
-    guarded(1, [&] {
-      if (options.run_partition)
-        partition =
-            rigorous_lower_bound(oc, alphas, options.rigorous,
-                                 selection.prefix + config::to_string(config::Row::kRigorousCp));
-    });
-#pragma omp section
-    guarded(2, [&] {
-      if (options.run_bernstein)
-        bernstein = variational_lower_bound(
-            oc, alphas, options.variational,
-            selection.prefix + config::to_string(config::Row::kRigorousBernstein));
-    });
   }
   for (const std::exception_ptr& e : failed) {
     if (e) std::rethrow_exception(e);
   }
-  std::vector<Estimate> out = std::move(plugin);
-  const auto collect = [&out, certificates](bool ran, RigorousResult& r) {
-    if (!ran) return;
+  std::vector<Estimate> out;
+  for (CountResult& r : results) {
     out.insert(out.end(), r.estimates.begin(), r.estimates.end());
-    if (certificates) certificates->push_back(std::move(r));
-  };
-  collect(options.run_partition, partition);
-  collect(options.run_bernstein, bernstein);
+    if (certificates && r.certificate) certificates->push_back(std::move(*r.certificate));
+  }
   return out;
 }
 

@@ -20,9 +20,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/cells.hpp"
 #include "rdpaudit/estimate/density_ratio.hpp"
 #include "rdpaudit/estimate/histogram.hpp"
@@ -83,8 +85,41 @@ struct CountOptions {
   bool run_plugin = true, run_partition = true, run_bernstein = true;
 };
 
+/// What a count method reads: one score's selection, the counts of P and P' in its cells, and
+/// the same counts on the fine cells with the selection counts (the rigorous methods' input).
+struct CountInputs {
+  const ScoreSelection& selection;
+  const std::vector<std::uint64_t>& counts_p;
+  const std::vector<std::uint64_t>& counts_q;
+  const OrderedCells& fine;
+  const std::vector<double>& alphas;
+  const CountOptions& options;
+  rng::Stream* stream;          ///< the bootstrap's; only one method may draw from it
+  const std::string& row_name;  ///< the score's prefix and the method's row name
+};
+
+/// What a count method found: its rows and, for a rigorous method, its certificate.
+struct CountResult {
+  std::vector<Estimate> estimates;
+  std::optional<RigorousResult> certificate;
+};
+
+/// A method that runs from the counts alone: its config::Method (name and role in
+/// config::method_registry()), the Row its estimates are stored as, the CountOptions flag that
+/// runs it, and how it runs.
+struct CountMethod {
+  config::Method method;
+  config::Row row;
+  bool CountOptions::*enabled;
+  CountResult (*run)(const CountInputs& in);
+};
+
+/// The count methods, in the order estimate_from_counts returns their rows.
+const std::vector<CountMethod>& count_methods();
+
 /// Every estimate of one score from its selection and the counts of P and P' in its cells
-/// (tally::ScoreCells::counts of the two datasets), both directions, every order. `stream`
+/// (tally::ScoreCells::counts of the two datasets), both directions, every order: the rows of
+/// each enabled count method, in the order of count_methods(). `stream`
 /// feeds the plug-in's bootstrap (may be null with no replicates); `certificates`, when given,
 /// receives the rigorous results for the audit's p-values.
 std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
