@@ -65,10 +65,17 @@ double mass(const std::vector<Component>& c, double a, double b) {
 struct Pair {
   std::vector<Component> p, q;
   double lo, hi;  ///< scan range
+  double step;    ///< scan step
+  /// log p - log q at the scan points lo + step i: computed once, it serves every epsilon of
+  /// the bisection over epsilon (the scan dominated the cost when redone per epsilon).
+  std::vector<double> log_ratio;
+
+  double log_ratio_at(double x) const { return log_density(p, x) - log_density(q, x); }
 };
 
-Pair make_pair_of(const GaussianMixture& p, const GaussianMixture& q) {
-  Pair out{components(p, "exact profile P"), components(q, "exact profile P'"), 0.0, 0.0};
+Pair make_pair_of(const GaussianMixture& p, const GaussianMixture& q,
+                  const ExactProfileOptions& o) {
+  Pair out{components(p, "exact profile P"), components(q, "exact profile P'"), 0.0, 0.0, 0.0, {}};
   if (p.covariance[0] != q.covariance[0])
     throw InternalError("exact profile", "two base variances", "one base variance for P and P'");
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sd = 0.0;
@@ -81,17 +88,24 @@ Pair make_pair_of(const GaussianMixture& p, const GaussianMixture& q) {
   }
   out.lo = lo - 40.0 * sd;
   out.hi = hi + 40.0 * sd;
+  const std::size_t n = std::max<std::size_t>(o.scan_points, 3);
+  out.step = (out.hi - out.lo) / static_cast<double>(n - 1);
+  out.log_ratio.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.log_ratio[i] =
+        out.log_ratio_at(i == 0 ? out.lo : out.lo + out.step * static_cast<double>(i));
+  }
   return out;
 }
 
-double delta_of(const Pair& w, double epsilon, const ExactProfileOptions& o) {
-  const auto f = [&](double x) { return log_density(w.p, x) - log_density(w.q, x) - epsilon; };
-  const std::size_t n = std::max<std::size_t>(o.scan_points, 3);
-  const double step = (w.hi - w.lo) / static_cast<double>(n - 1);
+double delta_of(const Pair& w, double epsilon) {
+  const auto f = [&](double x) { return w.log_ratio_at(x) - epsilon; };
+  const std::size_t n = w.log_ratio.size();
+  const double step = w.step;
   // Segments between sign changes; the first and last extend to -inf and +inf.
   double start = -std::numeric_limits<double>::infinity();
   double x_prev = w.lo;
-  bool positive = f(w.lo) > 0.0;
+  bool positive = w.log_ratio[0] - epsilon > 0.0;
   double total = 0.0;
   const double scale = std::exp(epsilon);
   const auto close = [&](double end) {
@@ -99,7 +113,7 @@ double delta_of(const Pair& w, double epsilon, const ExactProfileOptions& o) {
   };
   for (std::size_t i = 1; i < n; ++i) {
     const double x = w.lo + step * static_cast<double>(i);
-    const bool pos = f(x) > 0.0;
+    const bool pos = w.log_ratio[i] - epsilon > 0.0;
     if (pos != positive) {
       double a = x_prev, b = x;  // f(a) > 0 <=> positive
       for (int it = 0; it < 100 && b - a > 0.0; ++it) {
@@ -120,22 +134,31 @@ double delta_of(const Pair& w, double epsilon, const ExactProfileOptions& o) {
 
 }  // namespace
 
-double exact_delta(const GaussianMixture& p, const GaussianMixture& q, double epsilon,
-                   const ExactProfileOptions& options) {
+struct ExactProfile::Scan {
+  Pair pair;
+};
+
+ExactProfile::ExactProfile(const GaussianMixture& p, const GaussianMixture& q,
+                           const ExactProfileOptions& options)
+    : scan_(std::make_unique<Scan>(Scan{make_pair_of(p, q, options)})) {}
+ExactProfile::~ExactProfile() = default;
+ExactProfile::ExactProfile(ExactProfile&&) noexcept = default;
+ExactProfile& ExactProfile::operator=(ExactProfile&&) noexcept = default;
+
+double ExactProfile::delta(double epsilon) const {
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
     throw InternalError("epsilon", fmt::format("{}", epsilon), "must be >= 0 and finite");
-  return delta_of(make_pair_of(p, q), epsilon, options);
+  return delta_of(scan_->pair, epsilon);
 }
 
-EpsilonBracket exact_epsilon(const GaussianMixture& p, const GaussianMixture& q, double delta,
-                             const ExactProfileOptions& options) {
+EpsilonBracket ExactProfile::epsilon(double delta) const {
   if (!(delta > 0.0 && delta < 1.0))
     throw InternalError("delta", fmt::format("{}", delta), "must be in (0, 1)");
-  const Pair w = make_pair_of(p, q);
+  const Pair& w = scan_->pair;
   EpsilonBracket out;
-  if (delta_of(w, 0.0, options) <= delta) return out;  // eps(delta) = 0
-  double lo = 0.0, hi = 1.0;                           // invariant: delta(lo) > delta >= delta(hi)
-  while (delta_of(w, hi, options) > delta) {
+  if (delta_of(w, 0.0) <= delta) return out;  // eps(delta) = 0
+  double lo = 0.0, hi = 1.0;                  // invariant: delta(lo) > delta >= delta(hi)
+  while (delta_of(w, hi) > delta) {
     lo = hi;
     hi *= 2.0;
     if (hi > 1e6) {
@@ -145,12 +168,22 @@ EpsilonBracket exact_epsilon(const GaussianMixture& p, const GaussianMixture& q,
   }
   for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
     const double mid = 0.5 * (lo + hi);
-    (delta_of(w, mid, options) > delta ? lo : hi) = mid;
+    (delta_of(w, mid) > delta ? lo : hi) = mid;
   }
   out.value = 0.5 * (lo + hi);
   out.lower = lo * (1.0 - 1e-12);
   out.upper = hi * (1.0 + 1e-12);
   return out;
+}
+
+double exact_delta(const GaussianMixture& p, const GaussianMixture& q, double epsilon,
+                   const ExactProfileOptions& options) {
+  return ExactProfile(p, q, options).delta(epsilon);
+}
+
+EpsilonBracket exact_epsilon(const GaussianMixture& p, const GaussianMixture& q, double delta,
+                             const ExactProfileOptions& options) {
+  return ExactProfile(p, q, options).epsilon(delta);
 }
 
 }  // namespace rdpaudit::estimate

@@ -67,14 +67,15 @@ void add_exact_profile(const config::Scenario& s, const GaussianMixture& p,
     e.interval = "numerical bracket (root scan and bisection)";
     e.epsilons = s.profile.epsilons;
     e.deltas = s.profile.deltas;
+    const ExactProfile exact(a, b);
     for (double eps : e.epsilons) {
-      const double v = exact_delta(a, b, eps);
+      const double v = exact.delta(eps);
       e.delta_value.push_back(v);
       e.delta_lower.push_back(v);
       e.delta_upper.push_back(v);
     }
     for (double delta : e.deltas) {
-      const EpsilonBracket x = exact_epsilon(a, b, delta);
+      const EpsilonBracket x = exact.epsilon(delta);
       e.epsilon_value.push_back(x.value);
       e.epsilon_lower.push_back(x.lower);
       e.epsilon_upper.push_back(x.upper);
