@@ -15,7 +15,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -86,12 +88,23 @@ struct CsvRow {
   double alpha, value;
 };
 
-/// Resolves custom bound `i`'s values_file for every scenario of `spec`.
-void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
-  const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
-  const std::string key = custom_key(i, "values_file");
-  const std::string shown = quoted(c.values_file);
-  std::filesystem::path path(c.values_file);
+/// Where a values_file's values go: a custom bound's R_alpha at bounds.alphas, or a claim's
+/// eps at profile.deltas.
+struct TableTarget {
+  std::string key;           ///< bounds.custom[i].values_file or profile.claims[i].values_file
+  std::string file;          ///< as written
+  std::string order_column;  ///< "alpha" or "delta"
+  bool finite_only;          ///< a claimed eps must be finite
+  std::function<const std::vector<double>&(const config::Scenario&)> orders;
+  std::function<std::vector<double>&(config::Scenario&)> values;
+};
+
+/// Reads a values_file and fills every scenario's values, one per order.
+void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target) {
+  const std::string& key = target.key;
+  const std::string shown = quoted(target.file);
+  const std::string& order_column = target.order_column;
+  std::filesystem::path path(target.file);
   if (path.is_relative()) path = experiment_folder(spec) / path;
   std::ifstream in(path);
   if (!in)
@@ -109,7 +122,7 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
   if (header.empty()) throw InputError(key, shown, "is empty (a header line is needed)");
   // Column of each swept key, then alpha and value.
   std::vector<std::string> wanted = swept;
-  wanted.push_back("alpha");
+  wanted.push_back(order_column);
   wanted.push_back("value");
   std::vector<std::size_t> column(wanted.size(), header.size());
   for (std::size_t h = 0; h < header.size(); ++h) {
@@ -118,8 +131,8 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
     if (w == wanted.size()) {
       throw InputError(key, shown,
                        fmt::format("line {}: unknown column \"{}\" (the columns are the swept "
-                                   "keys, alpha and value: {})",
-                                   number, header[h], quoted_list(wanted)));
+                                   "keys, {} and value: {})",
+                                   number, header[h], order_column, quoted_list(wanted)));
     }
     if (column[w] != header.size())
       throw InputError(key, shown, fmt::format("line {}: column \"{}\" twice", number, header[h]));
@@ -129,8 +142,8 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
     if (column[w] == header.size()) {
       throw InputError(key, shown,
                        fmt::format("line {}: no column \"{}\" (the columns are the swept keys, "
-                                   "alpha and value: {})",
-                                   number, wanted[w], quoted_list(wanted)));
+                                   "{} and value: {})",
+                                   number, wanted[w], order_column, quoted_list(wanted)));
     }
   }
   std::vector<CsvRow> rows;
@@ -155,6 +168,10 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
             key, shown,
             fmt::format("line {}: {} = \"{}\" is not a number", number, wanted[w], cell));
       }
+      if (w == wanted.size() - 1 && target.finite_only && !std::isfinite(*v)) {
+        throw InputError(key, shown,
+                         fmt::format("line {}: value = \"{}\" is not a finite eps", number, cell));
+      }
       if (w < swept.size()) {
         row.keys.push_back(text_key ? kNaN : *v);
         row.key_text.push_back(cell);
@@ -169,16 +186,16 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
                                        : prev.keys[k] == row.keys[k];
       if (same) {
         throw InputError(key, shown,
-                         fmt::format("line {}: a second row for the scenario and alpha of line {}",
-                                     number, prev.line));
+                         fmt::format("line {}: a second row for the scenario and {} of line {}",
+                                     number, order_column, prev.line));
       }
     }
     rows.push_back(std::move(row));
   }
   for (config::Scenario& s : spec.scenarios) {
-    config::CustomBoundText& mine = s.bounds.custom[i];
-    mine.values.clear();
-    for (double alpha : s.bounds.alphas) {
+    std::vector<double>& mine = target.values(s);
+    mine.clear();
+    for (double alpha : target.orders(s)) {
       const CsvRow* found = nullptr;
       for (const CsvRow& row : rows) {
         bool match = row.alpha == alpha;
@@ -193,11 +210,13 @@ void resolve_values_file(config::ExperimentSpec& spec, std::size_t i) {
         for (const config::SweepValue& sv : s.sweep_point)
           where += fmt::format("{} = {}, ", sv.key, sv.text);
         throw InputError(key, shown,
-                         fmt::format("no row for {}alpha = {:g} (scenario {}; one row per "
-                                     "scenario and order of bounds.alphas)",
-                                     where, alpha, s.index));
+                         fmt::format("no row for {}{} = {:g} (scenario {}; one row per "
+                                     "scenario and {})",
+                                     where, order_column, alpha, s.index,
+                                     order_column == "alpha" ? "order of bounds.alphas"
+                                                             : "delta of profile.deltas"));
       }
-      mine.values.push_back(found->value);
+      mine.push_back(found->value);
     }
   }
 }
@@ -515,15 +534,34 @@ void resolve_accountant_values(config::ExperimentSpec& spec) {
   const std::vector<double>& alphas = spec.scenarios.front().bounds.alphas;
   const std::size_t count = spec.scenarios.front().bounds.custom.size();
   for (const config::Scenario& s : spec.scenarios) {
-    if (s.bounds.alphas != alphas || s.bounds.custom.size() != count)
+    if (s.bounds.alphas != alphas || s.bounds.custom.size() != count ||
+        s.profile.claims.size() != spec.scenarios.front().profile.claims.size())
       throw InternalError(
           "resolve_accountant_values: every scenario has the same orders and "
           "custom bounds");
   }
   for (std::size_t i = 0; i < count; ++i) {
     const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
-    if (!c.values_file.empty()) resolve_values_file(spec, i);
+    if (!c.values_file.empty()) {
+      resolve_values_file(
+          spec,
+          {custom_key(i, "values_file"), c.values_file, "alpha", false,
+           [](const config::Scenario& s) -> const std::vector<double>& { return s.bounds.alphas; },
+           [i](config::Scenario& s) -> std::vector<double>& { return s.bounds.custom[i].values; }});
+    }
     if (!c.command.empty()) resolve_command(spec, i);
+  }
+  const std::size_t claims = spec.scenarios.front().profile.claims.size();
+  for (std::size_t i = 0; i < claims; ++i) {
+    const config::ClaimText& c = spec.scenarios.front().profile.claims[i];
+    if (c.values_file.empty()) continue;
+    resolve_values_file(
+        spec,
+        {"profile.claims[" + std::to_string(i) + "].values_file", c.values_file, "delta", true,
+         [](const config::Scenario& s) -> const std::vector<double>& { return s.profile.deltas; },
+         [i](config::Scenario& s) -> std::vector<double>& {
+           return s.profile.claims[i].epsilons;
+         }});
   }
 }
 

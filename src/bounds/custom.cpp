@@ -165,8 +165,7 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
     // NaN (ln(-1), 0/0) is no more true than 0: the condition cannot be decided, so the
     // bound does not apply, as a formula that gives NaN.
     if (c == 0.0 || std::isnan(c)) {
-      const bool no_clip =
-          std::isnan(c) && std::isnan(p.clip_norm) && uses_clip(spec_.conditions[i]);
+      const bool no_clip = std::isnan(p.clip_norm) && uses_clip(spec_.conditions[i]);
       out.not_applicable +=
           fmt::format("{}condition {} \"{}\" {}{}", out.not_applicable.empty() ? "" : "; ", i + 1,
                       spec_.conditions[i], std::isnan(c) ? "evaluates to NaN" : "is false",

@@ -146,6 +146,34 @@ csv_case("non_numeric", lambda t: t.replace("4,16,25.13307012775991", "4,16,abc"
 csv_case("missing_column", lambda t: t.replace("training.steps,alpha,value", "steps,alpha,value"),
          'unknown column "steps"')
 
+# An (eps, delta) claim from a table: columns the swept keys, delta, value.
+claims_csv = "training.steps,delta,value\n4,1e-5,9.5\n4,0.001,6.5\n8,1e-5,12.5\n8,0.001,8.75\n"
+with open(os.path.join(work, "accountants", "claims.csv"), "w") as f:
+    f.write(claims_csv)
+with open(os.path.join(work, "accountants", "claims_inf.csv"), "w") as f:
+    f.write(claims_csv.replace("8.75", "inf"))
+with open(os.path.join(work, "accountants", "claims_short.csv"), "w") as f:
+    f.write(claims_csv.replace("8,0.001,8.75\n", ""))
+claim = ("[profile]\ndeltas = [1e-5, 1e-3]\nepsilons = [0, 1, 2]\n"
+         "[[profile.claims]]\nname = \"table\"\nvalues_file = \"accountants/claims.csv\"\n")
+path = copy_experiment("accountant_values_file.toml", "claims.toml", [("[estimate]", claim + "[estimate]")])
+out = os.path.join(work, "claims.h5")
+r = run("run", path, "-o", out, "--threads", "2")
+check(r.returncode == 0, f"run claims: {r.stderr}")
+if r.returncode == 0:
+    with h5py.File(out, "r") as h5:
+        for k, want in (("0000", [9.5, 6.5]), ("0001", [12.5, 8.75])):
+            g = h5["scenarios"][k]["claims"]
+            names = [n.decode() if isinstance(n, bytes) else n for n in g["names"][()]]
+            got = g["values"][()][names.index("table")]
+            check(list(got) == want, f"scenario {k}: claimed eps {got}, want {want}")
+for name, needle in (("claims_inf", 'line 5: value = "inf" is not a finite eps'),
+                     ("claims_short", "no row for training.steps = 8, delta = 0.001 (scenario 1")):
+    edited = copy_experiment("accountant_values_file.toml", name + ".toml",
+                             [("[estimate]", claim.replace("claims.csv", name + ".csv") +
+                               "[estimate]")])
+    refused(edited, "profile.claims[0].values_file", needle)
+
 with open(os.path.join(work, "accountants", "hang.py"), "w") as f:
     f.write("import sys, time\nsys.stderr.write('thinking\\n'); sys.stderr.flush()\n"
             "time.sleep(60)\n")

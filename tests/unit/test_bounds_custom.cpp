@@ -108,7 +108,7 @@ TEST_CASE("unknown names and syntax errors name the bound and the position", "[b
   CHECK(std::string(unknown.what()) ==
         "custom bound \"mine\": unknown name \"foo\" at position 6 in formula \"alpha*foo+1\"; "
         "the names a formula may use are alpha, eta, sigma2, lambda, beta, S_g, L, D, n, b, K, T, "
-        "j0, q, sigma_mul, blog_sigma, step_std, and muparser's functions");
+        "j0, q, sigma_mul, blog_sigma, step_std, C, z, and muparser's functions");
 
   const FormulaError syntax = formula_error({"broken", "alpha**2"});
   CHECK(syntax.position() == 6);

@@ -141,6 +141,9 @@ struct ClaimText {
   std::string name;
   std::vector<double> epsilons;  ///< one per profile.deltas (profile.claims[i].epsilon)
   std::string formula;           ///< or a muparser formula in delta and the scenario's names
+  /// or a CSV (path as written, relative to the experiment file): columns the swept keys,
+  /// delta, value; resolved into `epsilons` per scenario by bounds::resolve_accountant_values.
+  std::string values_file;
   Expectation expect = Expectation::kHolds;  ///< its `expect` (default "holds")
 };
 
