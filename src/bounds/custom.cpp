@@ -4,15 +4,17 @@
 #include <muParser.h>
 
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <utility>
 
 #include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/config/noise.hpp"
 
 namespace rdpaudit::bounds {
 namespace {
 
-constexpr std::size_t kNumVars = 17;
+constexpr std::size_t kNumVars = 19;
 
 /// Storage for the variables a parser reads; the parser keeps pointers into it.
 struct Env {
@@ -35,13 +37,34 @@ struct Env {
          sampling_rate(p),
          alg2_sigma_mul(p),
          blog_sigma(p),
-         p.step_std};
+         p.step_std,
+         p.clip_norm,
+         std::isnan(p.clip_norm) ? kNaN
+                                 : config::noise_multiplier_from_step_std(
+                                       p.step_std, p.eta, p.clip_norm, batch_normaliser(p))};
   }
 };
 
 const std::array<const char*, kNumVars> kNames{
-    "alpha", "eta", "sigma2", "lambda", "beta", "S_g",       "L",          "D",       "n",
-    "b",     "K",   "T",      "j0",     "q",    "sigma_mul", "blog_sigma", "step_std"};
+    "alpha", "eta", "sigma2", "lambda", "beta",      "S_g",        "L",        "D", "n", "b",
+    "K",     "T",   "j0",     "q",      "sigma_mul", "blog_sigma", "step_std", "C", "z"};
+
+/// True when `expr` names C or z (as a whole identifier): a NaN it gives where the scenario
+/// has no clip is then explained by that.
+bool uses_clip(const std::string& expr) {
+  const auto ident = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (std::size_t i = 0; i < expr.size(); ++i) {
+    if ((expr[i] == 'C' || expr[i] == 'z') && (i == 0 || !ident(expr[i - 1])) &&
+        (i + 1 == expr.size() || !ident(expr[i + 1])))
+      return true;
+  }
+  return false;
+}
+
+constexpr const char* kNoClip =
+    "C and z are not defined: the scenario has no per-example clip (model.clip_norm)";
 
 /// Position of the first comma outside parentheses (-1 if none).
 int top_level_comma(const std::string& expr) {
@@ -119,7 +142,12 @@ CustomBound::CustomBound(CustomBoundSpec spec) : spec_(std::move(spec)) {
   }
   Env env;
   env.v.fill(1.5);
-  run(spec_.name, "formula", spec_.formula, env);
+  if (spec_.tabulated) {
+    if (!spec_.formula.empty() || spec_.alphas.size() != spec_.values.size())
+      throw InternalError("CustomBound: a tabulated bound has no formula and one value per order");
+  } else {
+    run(spec_.name, "formula", spec_.formula, env);
+  }
   for (std::size_t i = 0; i < spec_.conditions.size(); ++i) {
     run(spec_.name, fmt::format("condition {}", i + 1), spec_.conditions[i], env);
   }
@@ -137,15 +165,36 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
     // NaN (ln(-1), 0/0) is no more true than 0: the condition cannot be decided, so the
     // bound does not apply, as a formula that gives NaN.
     if (c == 0.0 || std::isnan(c)) {
+      const bool no_clip = std::isnan(p.clip_norm) && uses_clip(spec_.conditions[i]);
       out.not_applicable +=
-          fmt::format("{}condition {} \"{}\" {}", out.not_applicable.empty() ? "" : "; ", i + 1,
-                      spec_.conditions[i], std::isnan(c) ? "evaluates to NaN" : "is false");
+          fmt::format("{}condition {} \"{}\" {}{}", out.not_applicable.empty() ? "" : "; ", i + 1,
+                      spec_.conditions[i], std::isnan(c) ? "evaluates to NaN" : "is false",
+                      no_clip ? std::string(" (") + kNoClip + ")" : "");
     }
   }
   if (!out.not_applicable.empty()) return out;
+  if (spec_.tabulated) {
+    for (std::size_t i = 0; i < spec_.alphas.size(); ++i) {
+      if (spec_.alphas[i] != alpha) continue;
+      if (std::isnan(spec_.values[i])) {
+        out.not_applicable = fmt::format("{} gives no value at alpha = {:g}", spec_.source, alpha);
+      } else {
+        out.value = spec_.values[i];
+      }
+      return out;
+    }
+    out.not_applicable = fmt::format(
+        "{} gives values at the orders of bounds.alphas only, not at "
+        "alpha = {:g}",
+        spec_.source, alpha);
+    return out;
+  }
   const double v = run(spec_.name, "formula", spec_.formula, env);
   if (std::isnan(v)) {
-    out.not_applicable = fmt::format("formula \"{}\" evaluates to NaN", spec_.formula);
+    out.not_applicable = fmt::format("formula \"{}\" evaluates to NaN{}", spec_.formula,
+                                     std::isnan(p.clip_norm) && uses_clip(spec_.formula)
+                                         ? std::string(" (") + kNoClip + ")"
+                                         : "");
   } else {
     out.value = v;
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <utility>
 
+#include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
@@ -28,7 +29,7 @@ bool is_bound(const config::BoundsSpec& b, const std::string& name) {
 
 void check_bounds_table(const config::BoundsSpec& b) {
   // Compiles or throws FormulaError (unknown name, syntax error) or InputError (built-in name).
-  for (const auto& c : b.custom) CustomBound(CustomBoundSpec{c.name, c.formula, c.conditions});
+  for (const auto& c : b.custom) CustomBound(custom_bound_spec(c, b.alphas));
   const std::pair<const char*, const std::vector<std::string>*> lists[] = {
       {"bounds.audit", &b.audit},
       {"bounds.expect_violated", &b.expect_violated},
@@ -97,6 +98,7 @@ void check_experiment(const config::ExperimentSpec& spec) {
 config::ExperimentSpec parse_experiment(const std::string& text, const std::string& source_name,
                                         const config::Overrides& overrides) {
   config::ExperimentSpec spec = config::parse_experiment(text, source_name, overrides);
+  resolve_accountant_values(spec);
   check_experiment(spec);
   return spec;
 }
@@ -104,6 +106,7 @@ config::ExperimentSpec parse_experiment(const std::string& text, const std::stri
 config::ExperimentSpec load_experiment(const std::string& path,
                                        const config::Overrides& overrides) {
   config::ExperimentSpec spec = config::load_experiment(path, overrides);
+  resolve_accountant_values(spec);
   check_experiment(spec);
   return spec;
 }

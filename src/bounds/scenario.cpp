@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/bounds/loss.hpp"
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -95,6 +96,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   p.j0 = std::max(0, s.differing_batch);
   p.adjacency = s.data.adjacency;
   p.feature_clip = s.loss == config::LossKind::kLogistic ? s.feature_clip : kNaN;
+  p.clip_norm = std::isfinite(s.clip_norm) ? s.clip_norm : kNaN;
   p.eps_norm = s.bounds.eps_norm;
   if (epoch_scheme(s.scheme) && s.steps % m != 0) {
     out.not_applicable = fmt::format(
@@ -140,8 +142,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   override(o.sensitivity, p.S_g, "S_g");
   override(o.lipschitz, p.L, "L");
   override(o.diameter, p.D, "D");
-  for (const auto& c : o.custom)
-    out.custom.emplace_back(CustomBoundSpec{c.name, c.formula, c.conditions});
+  for (const auto& c : o.custom) out.custom.emplace_back(custom_bound_spec(c, o.alphas));
   return out;
 }
 

@@ -43,11 +43,11 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
   for (const auto& [key, value] : t) {
     const std::string k(key.str());
     const std::string at = claim_key(i, k);
-    if (k == "name" || k == "formula") {
+    if (k == "name" || k == "formula" || k == "values_file") {
       const auto* str = value.as_string();
       if (!str || str->get().empty())
         throw InputError(at, r.text(at), "must be a non-empty string");
-      (k == "name" ? c.name : c.formula) = str->get();
+      (k == "name" ? c.name : k == "formula" ? c.formula : c.values_file) = str->get();
     } else if (k == "epsilon") {
       has_epsilon = true;
       // As every number of a file: 0 or a magnitude in [1e-100, 1e100].
@@ -73,14 +73,16 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       if (!str) throw InputError(at, r.text(at), "must be a string");
       c.expect = parse_expectation(str->get(), at);
     } else {
-      throw InputError(at, r.text(at), "unknown key (known: name, epsilon, formula, expect)");
+      throw InputError(at, r.text(at),
+                       "unknown key (known: name, epsilon, formula, values_file, expect)");
     }
   }
   if (c.name.empty()) throw InputError(claim_key(i, "name"), "<missing>", "required");
-  if (has_epsilon == !c.formula.empty()) {
+  if (int{has_epsilon} + int{!c.formula.empty()} + int{!c.values_file.empty()} != 1) {
     throw InputError(claim_key(i, "epsilon"),
                      has_epsilon ? r.text(claim_key(i, "epsilon")) : "<missing>",
-                     "give exactly one of epsilon (one per profile.deltas) and formula");
+                     "give exactly one of epsilon (one per profile.deltas), formula and "
+                     "values_file");
   }
   return c;
 }
@@ -119,7 +121,7 @@ void read_profile(Scenario& s, Reader& r) {
           throw InputError(claim_key(i, "name"), "\"" + c.name + "\"",
                            "is the name of a custom bound");
       }
-      if (c.formula.empty() && c.epsilons.size() != p.deltas.size()) {
+      if (c.formula.empty() && c.values_file.empty() && c.epsilons.size() != p.deltas.size()) {
         throw InputError(
             claim_key(i, "epsilon"), r.text(claim_key(i, "epsilon")),
             fmt::format("one claimed eps per profile.deltas ({} values)", p.deltas.size()));

@@ -1,3 +1,5 @@
+#include <cmath>
+#include <string>
 #include <utility>
 
 #include "rdpaudit/config/expectations.hpp"
@@ -13,24 +15,76 @@ std::string custom_key(std::size_t i, const std::string& leaf) {
   return "bounds.custom[" + std::to_string(i) + "]." + leaf;
 }
 
-// [[bounds.custom]] tables: name, formula, optional conditions. bounds::check_experiment
-// compiles the formulas, so that `rdpaudit validate` reports unknown names and syntax errors.
-std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", \"" : "\"") + v[i] + "\"";
+  return out + "]";
+}
+
+// [[bounds.custom]] tables: name, exactly one of formula / values / values_file / command, and
+// optional conditions. bounds::check_experiment compiles the formulas, and
+// bounds::resolve_accountant_values reads the CSV and runs the command (they need every
+// scenario's sweep point and resolved parameters), so that `rdpaudit validate` reports all of it.
+std::vector<CustomBoundText> read_custom_bounds(Reader& r, std::size_t orders) {
   std::vector<CustomBoundText> out;
   const toml::array* arr = r.table_array("bounds.custom");
   if (!arr) return out;
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::table& t = *arr->get(i)->as_table();
     CustomBoundText c;
+    std::vector<std::string> sources;  // which of formula, values, values_file, command
+    bool has_timeout = false;
     for (const auto& [key, value] : t) {
       const std::string k(key.str());
-      if (k == "name" || k == "formula") {
+      if (k == "name" || k == "formula" || k == "values_file") {
         const auto* str = value.as_string();
         if (!str || str->get().empty()) {
           throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
                            "must be a non-empty string");
         }
-        (k == "name" ? c.name : c.formula) = str->get();
+        (k == "name" ? c.name : k == "formula" ? c.formula : c.values_file) = str->get();
+        if (k != "name") sources.push_back(k);
+      } else if (k == "values") {
+        const auto* list = value.as_array();
+        if (!list || list->empty())
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "must be a non-empty array of numbers, one per bounds.alphas order");
+        for (std::size_t j = 0; j < list->size(); ++j) {
+          const auto v = list->get(j)->value<double>();
+          if (!v || std::isnan(*v))
+            throw InputError(custom_key(i, k) + "[" + std::to_string(j) + "]",
+                             r.text(custom_key(i, k)), "must be a number");
+          c.values.push_back(*v);
+        }
+        if (c.values.size() != orders) {
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "has " + std::to_string(c.values.size()) +
+                               " values; one per bounds.alphas order (" + std::to_string(orders) +
+                               ") is needed");
+        }
+        sources.push_back(k);
+      } else if (k == "command") {
+        const auto* list = value.as_array();
+        if (!list || list->empty())
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "must be a non-empty array of strings (the program, then its "
+                           "arguments)");
+        for (std::size_t j = 0; j < list->size(); ++j) {
+          const auto* str = list->get(j)->as_string();
+          if (!str || (j == 0 && str->get().empty()))
+            throw InputError(custom_key(i, k) + "[" + std::to_string(j) + "]",
+                             r.text(custom_key(i, k)),
+                             j == 0 ? "must be a non-empty string" : "must be a string");
+          c.command.push_back(str->get());
+        }
+        sources.push_back(k);
+      } else if (k == "timeout_s") {
+        const auto v = value.value<double>();
+        if (!v || !(*v > 0 && *v <= 86400))
+          throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
+                           "must be a number of seconds in (0, 86400]");
+        c.timeout_s = *v;
+        has_timeout = true;
       } else if (k == "conditions") {
         const auto* list = value.as_array();
         if (!list) throw InputError(custom_key(i, k), "...", "must be an array of strings");
@@ -47,11 +101,23 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r) {
         c.expect = parse_expectation(str->get(), custom_key(i, k));
       } else {
         throw InputError(custom_key(i, k), "...",
-                         "unknown key (known: name, formula, conditions, expect)");
+                         "unknown key (known: name, formula, values, values_file, command, "
+                         "timeout_s, conditions, expect)");
       }
     }
     if (c.name.empty()) throw InputError(custom_key(i, "name"), "<missing>", "required");
-    if (c.formula.empty()) throw InputError(custom_key(i, "formula"), "<missing>", "required");
+    if (sources.empty())
+      throw InputError(custom_key(i, "formula"), "<missing>",
+                       "required: exactly one of formula, values, values_file, command");
+    if (sources.size() > 1)
+      throw InputError(custom_key(i, sources[1]), r.text(custom_key(i, sources[1])),
+                       "give exactly one of formula, values, values_file, command (also " +
+                           custom_key(i, sources[0]) + ")");
+    if (has_timeout && c.command.empty())
+      throw InputError(custom_key(i, "timeout_s"), r.text(custom_key(i, "timeout_s")),
+                       "applies to a command only");
+    if (!c.command.empty() && c.command.front().empty())
+      throw InputError(custom_key(i, "command"), quoted_list(c.command), "names no program");
     for (const auto& prev : out) {
       if (prev.name == c.name)
         throw InputError(custom_key(i, "name"), "\"" + c.name + "\"", "duplicate bound name");
@@ -84,7 +150,7 @@ void read_bounds(Scenario& s, Reader& r) {
   positive("bounds.L", b.lipschitz, true);
   positive("bounds.D", b.diameter, false);
   positive("bounds.eps_norm", b.eps_norm, true);
-  b.custom = read_custom_bounds(r);
+  b.custom = read_custom_bounds(r, b.alphas.size());
   b.exact_verdicts = r.boolean("bounds.exact_verdicts").value_or(true);
   // That each name is a built-in or custom bound, and that each formula compiles, is checked
   // by bounds::check_experiment: config/ knows no bound.

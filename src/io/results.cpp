@@ -12,6 +12,7 @@
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/io/accountant_record.hpp"
 #include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::io {
@@ -133,6 +134,7 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   root.attr("sweep_mode", spec.sweep_mode);
   root.attr("swept_keys", spec.swept_keys);
   root.attr("scenario_count", static_cast<std::int64_t>(spec.scenarios.size()));
+  write_accountant_records(root, spec);
   scenarios_ = root.create_group("scenarios");
 }
 

@@ -48,14 +48,28 @@ TEST_CASE("every documented name is bound to the scenario", "[bounds][custom]") 
   Params p = figure_params(BatchScheme::kFixedOrder, 3, 2);
   p.L = 1.5;
   p.D = 7.0;
+  p.clip_norm = 0.5;
   const std::vector<std::string>& names = CustomBound::variable_names();
-  REQUIRE(names.size() == 17);
-  const std::vector<double> expected{2.5,           p.eta,     alg1_sigma2(p),
-                                     p.lambda,      p.beta,    p.S_g,
-                                     1.5,           7.0,       50.0,
-                                     2.0,           3.0,       75.0,
-                                     2.0,           0.04,      alg2_sigma_mul(p),
-                                     blog_sigma(p), p.step_std};
+  REQUIRE(names.size() == 19);
+  const std::vector<double> expected{2.5,
+                                     p.eta,
+                                     alg1_sigma2(p),
+                                     p.lambda,
+                                     p.beta,
+                                     p.S_g,
+                                     1.5,
+                                     7.0,
+                                     50.0,
+                                     2.0,
+                                     3.0,
+                                     75.0,
+                                     2.0,
+                                     0.04,
+                                     alg2_sigma_mul(p),
+                                     blog_sigma(p),
+                                     p.step_std,
+                                     0.5,
+                                     p.step_std * 2.0 / (p.eta * 0.5)};
   for (std::size_t i = 0; i < names.size(); ++i) {
     INFO(names[i]);
     const CustomBound b({"echo", names[i]});
@@ -94,7 +108,7 @@ TEST_CASE("unknown names and syntax errors name the bound and the position", "[b
   CHECK(std::string(unknown.what()) ==
         "custom bound \"mine\": unknown name \"foo\" at position 6 in formula \"alpha*foo+1\"; "
         "the names a formula may use are alpha, eta, sigma2, lambda, beta, S_g, L, D, n, b, K, T, "
-        "j0, q, sigma_mul, blog_sigma, step_std, and muparser's functions");
+        "j0, q, sigma_mul, blog_sigma, step_std, C, z, and muparser's functions");
 
   const FormulaError syntax = formula_error({"broken", "alpha**2"});
   CHECK(syntax.position() == 6);

@@ -3,7 +3,9 @@
 //
 // Names a formula may use (all doubles; see params.hpp for the conventions):
 //   alpha, eta, sigma2 (= alg1_sigma2), lambda, beta, S_g, L, D, n, b, K, T, j0,
-//   q (= b/n; Poisson: the simulated rate), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std
+//   q (= b/n; Poisson: the simulated rate), sigma_mul (= alg2_sigma_mul), blog_sigma, step_std,
+//   C (the per-example clip norm, model.clip_norm) and z (the noise multiplier of Opacus and
+//   dp_accounting, relative to C); C and z are NaN where the scenario has no clip
 // (for Poisson, b is the normaliser q*n, whole or not), plus muparser's functions and operators
 // (sqrt, exp, log, ln, min, max, ^, ?:, &&, ||, <, ...; note that in muparser `log` is the base-10
 // logarithm and `ln` the natural one).
@@ -48,6 +50,10 @@ struct CustomBoundSpec {
   /// otherwise the value is "not applicable" with the condition named as the reason.
   std::vector<std::string> conditions{};
   std::string source = "custom formula";
+  /// Tabulated instead (an accountant's values; formula empty): values[i] at alphas[i], NaN
+  /// where the accountant gives none. Conditions still apply.
+  bool tabulated = false;
+  std::vector<double> alphas{}, values{};
 };
 
 class CustomBound {
@@ -60,7 +66,8 @@ class CustomBound {
   const std::string& name() const { return spec_.name; }
 
   /// Evaluates at one scenario and order.  Not applicable when a condition is 0 or NaN, or the
-  /// formula gives NaN (the reason names which).  Thread-safe (each call uses its own parser).
+  /// formula gives NaN (the reason names which; z or C where the scenario has no clip), or a
+  /// tabulated bound has no value at alpha.  Thread-safe (each call uses its own parser).
   BoundValue evaluate(const Params& p, double alpha) const;
 
   /// The names a formula may use, in the order listed above.

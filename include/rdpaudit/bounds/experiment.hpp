@@ -15,11 +15,12 @@ namespace rdpaudit::bounds {
 /// scenario. Throws InputError naming the key and value as the file writes them.
 void check_experiment(const config::ExperimentSpec& spec);
 
-/// config::parse_experiment, then check_experiment.
+/// config::parse_experiment, then resolve_accountant_values (reads every custom bound's
+/// values_file, runs every custom bound's command once), then check_experiment.
 config::ExperimentSpec parse_experiment(const std::string& text, const std::string& source_name,
                                         const config::Overrides& overrides = {});
 
-/// config::load_experiment, then check_experiment.
+/// config::load_experiment, then resolve_accountant_values, then check_experiment.
 config::ExperimentSpec load_experiment(const std::string& path,
                                        const config::Overrides& overrides = {});
 

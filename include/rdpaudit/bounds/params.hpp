@@ -93,6 +93,9 @@ struct Params {
   /// bounds, which need only a per-step gradient of norm <= S_g, still are.
   std::string not_one_loss;
 
+  /// The per-example clip norm C where the scenario has one (model.clip_norm), else NaN: the
+  /// C and z (= noise_multiplier_from_step_std) of custom formulas and accountants.
+  double clip_norm = kNaN;
   double feature_clip = kNaN;  ///< logistic only: feature norm clip L of Corollary 5.3
   double eps_norm = 0.0;       ///< Corollary 5.3's private-normalisation cost (0: none)
 };

@@ -80,6 +80,14 @@ struct CustomBoundText {
   std::string name;
   std::string formula;                  ///< upper bound on R_alpha over the scenario's names
   std::vector<std::string> conditions;  ///< each must be nonzero (and not NaN) for it to apply
+  /// Instead of a formula, an accountant's values, one per bounds.alphas order (NaN: not
+  /// applicable there): `values` as written, or resolved per scenario from `values_file` (a
+  /// CSV, path as written, relative to the experiment file) or from `command`'s output (argv;
+  /// run with `timeout_s`) by bounds::resolve_accountant_values.
+  std::vector<double> values;
+  std::string values_file;
+  std::vector<std::string> command;
+  double timeout_s = 60;
   /// Its own `expect`, when written; otherwise the bounds.expect_* lists decide (default
   /// "holds"). A written expect that contradicts a list is refused when the file is read.
   std::optional<Expectation> expect;
@@ -133,6 +141,9 @@ struct ClaimText {
   std::string name;
   std::vector<double> epsilons;  ///< one per profile.deltas (profile.claims[i].epsilon)
   std::string formula;           ///< or a muparser formula in delta and the scenario's names
+  /// or a CSV (path as written, relative to the experiment file): columns the swept keys,
+  /// delta, value; resolved into `epsilons` per scenario by bounds::resolve_accountant_values.
+  std::string values_file;
   Expectation expect = Expectation::kHolds;  ///< its `expect` (default "holds")
 };
 
@@ -211,6 +222,17 @@ struct Scenario {
   int n() const { return data.n(); }
 };
 
+/// One run of a custom bound's `command` (bounds::resolve_accountant_values): what the results
+/// file stores so that the audit can be reproduced.
+struct AccountantRun {
+  std::string bound;                 ///< the custom bound's name
+  std::vector<std::string> command;  ///< argv as written
+  std::string directory;             ///< where it ran (the experiment file's folder)
+  /// (argument as written, SHA-256) of each argument that names an existing regular file.
+  std::vector<std::pair<std::string, std::string>> file_sha256;
+  std::string input, output;  ///< the JSON written on its stdin, read from its stdout
+};
+
 /// A whole experiment file, parsed and expanded.
 struct ExperimentSpec {
   std::string name;
@@ -223,6 +245,7 @@ struct ExperimentSpec {
   std::string sweep_mode;  ///< "product" or "zip"
   std::vector<std::string> swept_keys;
   std::vector<Scenario> scenarios;
+  std::vector<AccountantRun> accountant_runs;  ///< one per custom bound with a `command`
 };
 
 }  // namespace rdpaudit::config

@@ -1,0 +1,781 @@
+#include "rdpaudit/bounds/accountant.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "rdpaudit/bounds/params.hpp"
+#include "rdpaudit/bounds/scenario.hpp"
+#include "rdpaudit/config/noise.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/sha256.hpp"
+
+extern char** environ;
+
+namespace rdpaudit::bounds {
+namespace {
+
+std::string custom_key(std::size_t i, const std::string& leaf) {
+  return "bounds.custom[" + std::to_string(i) + "]." + leaf;
+}
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + quoted(v[i]);
+  return out + "]";
+}
+
+/// The folder relative paths of the experiment file are taken from (its own folder).
+std::filesystem::path experiment_folder(const config::ExperimentSpec& spec) {
+  const std::filesystem::path folder = std::filesystem::path(spec.source_path).parent_path();
+  return folder.empty() ? std::filesystem::path(".") : folder;
+}
+
+// ---- the values file ----
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) cells.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+/// A whole cell as a double (strtod: decimal, exponent, inf, nan), or nothing.
+std::optional<double> parse_number(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size() || errno == ERANGE) return std::nullopt;
+  return v;
+}
+
+struct CsvRow {
+  int line;
+  std::vector<double> keys;  ///< the swept keys' numbers (NaN for a text key)
+  std::vector<std::string> key_text;
+  double alpha, value;
+};
+
+/// Where a values_file's values go: a custom bound's R_alpha at bounds.alphas, or a claim's
+/// eps at profile.deltas.
+struct TableTarget {
+  std::string key;           ///< bounds.custom[i].values_file or profile.claims[i].values_file
+  std::string file;          ///< as written
+  std::string order_column;  ///< "alpha" or "delta"
+  bool finite_only;          ///< a claimed eps must be finite
+  std::function<const std::vector<double>&(const config::Scenario&)> orders;
+  std::function<std::vector<double>&(config::Scenario&)> values;
+};
+
+/// Reads a values_file and fills every scenario's values, one per order.
+void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target) {
+  const std::string& key = target.key;
+  const std::string shown = quoted(target.file);
+  const std::string& order_column = target.order_column;
+  std::filesystem::path path(target.file);
+  if (path.is_relative()) path = experiment_folder(spec) / path;
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(
+        key, shown,
+        "cannot be opened (looked for " + path.string() + ", relative to the experiment file)");
+  const std::vector<std::string>& swept = spec.swept_keys;
+  std::string line;
+  int number = 0;
+  std::vector<std::string> header;
+  while (header.empty() && std::getline(in, line)) {
+    ++number;
+    if (!trim(line).empty() && trim(line)[0] != '#') header = split_cells(line);
+  }
+  if (header.empty()) throw InputError(key, shown, "is empty (a header line is needed)");
+  // Column of each swept key, then alpha and value.
+  std::vector<std::string> wanted = swept;
+  wanted.push_back(order_column);
+  wanted.push_back("value");
+  std::vector<std::size_t> column(wanted.size(), header.size());
+  for (std::size_t h = 0; h < header.size(); ++h) {
+    std::size_t w = 0;
+    while (w < wanted.size() && wanted[w] != header[h]) ++w;
+    if (w == wanted.size()) {
+      throw InputError(key, shown,
+                       fmt::format("line {}: unknown column \"{}\" (the columns are the swept "
+                                   "keys, {} and value: {})",
+                                   number, header[h], order_column, quoted_list(wanted)));
+    }
+    if (column[w] != header.size())
+      throw InputError(key, shown, fmt::format("line {}: column \"{}\" twice", number, header[h]));
+    column[w] = h;
+  }
+  for (std::size_t w = 0; w < wanted.size(); ++w) {
+    if (column[w] == header.size()) {
+      throw InputError(key, shown,
+                       fmt::format("line {}: no column \"{}\" (the columns are the swept keys, "
+                                   "{} and value: {})",
+                                   number, wanted[w], order_column, quoted_list(wanted)));
+    }
+  }
+  std::vector<CsvRow> rows;
+  while (std::getline(in, line)) {
+    ++number;
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    const std::vector<std::string> cells = split_cells(line);
+    if (cells.size() != header.size()) {
+      throw InputError(
+          key, shown,
+          fmt::format("line {}: {} cells; the header has {}", number, cells.size(), header.size()));
+    }
+    CsvRow row{number, {}, {}, 0, 0};
+    for (std::size_t w = 0; w < wanted.size(); ++w) {
+      const std::string& cell = cells[column[w]];
+      const auto v = parse_number(cell);
+      // Swept text keys (training.scheme) are compared as written; all else is a number.
+      const bool text_key =
+          w < swept.size() && std::isnan(spec.scenarios.front().sweep_point[w].number);
+      if (!v && !text_key) {
+        throw InputError(
+            key, shown,
+            fmt::format("line {}: {} = \"{}\" is not a number", number, wanted[w], cell));
+      }
+      if (w == wanted.size() - 1 && target.finite_only && !std::isfinite(*v)) {
+        throw InputError(key, shown,
+                         fmt::format("line {}: value = \"{}\" is not a finite eps", number, cell));
+      }
+      if (w < swept.size()) {
+        row.keys.push_back(text_key ? kNaN : *v);
+        row.key_text.push_back(cell);
+      } else {
+        (w == swept.size() ? row.alpha : row.value) = *v;
+      }
+    }
+    for (const CsvRow& prev : rows) {
+      bool same = prev.alpha == row.alpha;
+      for (std::size_t k = 0; same && k < swept.size(); ++k)
+        same = std::isnan(row.keys[k]) ? prev.key_text[k] == row.key_text[k]
+                                       : prev.keys[k] == row.keys[k];
+      if (same) {
+        throw InputError(key, shown,
+                         fmt::format("line {}: a second row for the scenario and {} of line {}",
+                                     number, order_column, prev.line));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  for (config::Scenario& s : spec.scenarios) {
+    std::vector<double>& mine = target.values(s);
+    mine.clear();
+    for (double alpha : target.orders(s)) {
+      const CsvRow* found = nullptr;
+      for (const CsvRow& row : rows) {
+        bool match = row.alpha == alpha;
+        for (std::size_t k = 0; match && k < swept.size(); ++k) {
+          const config::SweepValue& sv = s.sweep_point[k];
+          match = std::isnan(sv.number) ? row.key_text[k] == sv.text : row.keys[k] == sv.number;
+        }
+        if (match) found = &row;
+      }
+      if (!found) {
+        std::string where;
+        for (const config::SweepValue& sv : s.sweep_point)
+          where += fmt::format("{} = {}, ", sv.key, sv.text);
+        throw InputError(key, shown,
+                         fmt::format("no row for {}{} = {:g} (scenario {}; one row per "
+                                     "scenario and {})",
+                                     where, order_column, alpha, s.index,
+                                     order_column == "alpha" ? "order of bounds.alphas"
+                                                             : "delta of profile.deltas"));
+      }
+      mine.push_back(found->value);
+    }
+  }
+}
+
+// ---- JSON ----
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20) {
+      out += fmt::format("\\u{:04x}", u);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+/// A number as JSON; NaN and the infinities have no JSON spelling: null.
+std::string json_number(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : "null";
+}
+
+struct Json {
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> members;
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(const std::string& text) : s_(text) {}
+
+  Json document() {
+    Json v = value(0);
+    skip();
+    if (i_ != s_.size()) fail("text after the JSON value");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    std::size_t line = 1, col = 1;
+    for (std::size_t k = 0; k < i_ && k < s_.size(); ++k) {
+      if (s_[k] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw std::runtime_error(fmt::format("not JSON: {} at line {}, column {}", what, line, col));
+  }
+  void skip() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
+  }
+  bool word(const char* w) {
+    const std::size_t n = std::strlen(w);
+    if (s_.compare(i_, n, w) != 0) return false;
+    i_ += n;
+    return true;
+  }
+  Json value(int depth) {
+    if (depth > 64) fail("nesting deeper than 64");
+    skip();
+    if (i_ == s_.size()) fail("unexpected end");
+    Json v;
+    const char c = s_[i_];
+    if (c == '{') {
+      v.type = Json::Type::kObject;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == '}') {
+        ++i_;
+        return v;
+      }
+      for (;;) {
+        skip();
+        if (i_ == s_.size() || s_[i_] != '"') fail("expected a string key");
+        std::string k = string();
+        skip();
+        if (i_ == s_.size() || s_[i_] != ':') fail("expected ':'");
+        ++i_;
+        v.members.emplace_back(std::move(k), value(depth + 1));
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == '}') {
+          ++i_;
+          return v;
+        }
+        fail("expected ',' or '}'");
+      }
+    }
+    if (c == '[') {
+      v.type = Json::Type::kArray;
+      ++i_;
+      skip();
+      if (i_ < s_.size() && s_[i_] == ']') {
+        ++i_;
+        return v;
+      }
+      for (;;) {
+        v.items.push_back(value(depth + 1));
+        skip();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (i_ < s_.size() && s_[i_] == ']') {
+          ++i_;
+          return v;
+        }
+        fail("expected ',' or ']'");
+      }
+    }
+    if (c == '"') {
+      v.type = Json::Type::kString;
+      v.text = string();
+      return v;
+    }
+    if (word("null")) return v;
+    if (word("true") || word("false")) {
+      v.type = Json::Type::kBool;
+      return v;
+    }
+    // Python's json module writes NaN, Infinity and -Infinity for the non-finite floats.
+    v.type = Json::Type::kNumber;
+    if (word("NaN")) {
+      v.number = kNaN;
+      return v;
+    }
+    if (word("Infinity")) {
+      v.number = kInf;
+      return v;
+    }
+    if (word("-Infinity")) {
+      v.number = -kInf;
+      return v;
+    }
+    const std::size_t start = i_;
+    while (i_ < s_.size() && std::strchr("+-0123456789.eE", s_[i_]) != nullptr) ++i_;
+    const std::string token = s_.substr(start, i_ - start);
+    const auto n = parse_number(token);
+    if (token.empty() || !n || token.find_first_of("0123456789") == std::string::npos) {
+      i_ = start;
+      fail("unexpected character");
+    }
+    v.number = *n;
+    return v;
+  }
+  std::string string() {
+    ++i_;  // the opening quote
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      if (s_[i_] == '\\') {
+        ++i_;
+        if (i_ == s_.size()) break;
+        const char e = s_[i_];
+        if (e == 'u') {
+          i_ += 4;  // kept as '?': no key or value of the output needs more
+          out += '?';
+        } else {
+          out += e == 'n'   ? '\n'
+                 : e == 't' ? '\t'
+                 : e == 'r' ? '\r'
+                 : e == 'b' ? '\b'
+                 : e == 'f' ? '\f'
+                            : e;
+        }
+      } else {
+        out += s_[i_];
+      }
+      ++i_;
+    }
+    if (i_ >= s_.size()) fail("unterminated string");
+    ++i_;
+    return out;
+  }
+
+  const std::string& s_;
+  std::size_t i_ = 0;
+};
+
+const char* type_name(Json::Type t) {
+  switch (t) {
+    case Json::Type::kNull:
+      return "null";
+    case Json::Type::kBool:
+      return "a boolean";
+    case Json::Type::kNumber:
+      return "a number";
+    case Json::Type::kString:
+      return "a string";
+    case Json::Type::kArray:
+      return "an array";
+    case Json::Type::kObject:
+      return "an object";
+  }
+  return "?";
+}
+
+// ---- the command ----
+
+/// The first `lines` lines of `text` (at most 1000 characters), for a message.
+std::string first_lines(const std::string& text, int lines) {
+  std::size_t end = 0;
+  for (int l = 0; l < lines && end < text.size(); ++l) {
+    const std::size_t next = text.find('\n', end);
+    end = next == std::string::npos ? text.size() : next + 1;
+  }
+  std::string out = trim(text.substr(0, end));
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  if (out.size() > 1000) out = out.substr(0, 1000) + " ...";
+  return out;
+}
+
+std::string stderr_part(const CommandResult& r) {
+  const std::string head = first_lines(r.err, 5);
+  return head.empty() ? "; its stderr is empty" : "; its stderr begins:\n" + head;
+}
+
+std::string file_sha256(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  Sha256 h;
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    h.update(buffer, static_cast<std::size_t>(in.gcount()));
+  }
+  return h.hex();
+}
+
+void resolve_command(config::ExperimentSpec& spec, std::size_t i) {
+  const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
+  const std::string key = custom_key(i, "command");
+  const std::string shown = quoted_list(c.command);
+  const std::filesystem::path folder = experiment_folder(spec);
+  config::AccountantRun record;
+  record.bound = c.name;
+  record.command = c.command;
+  record.directory = folder.string();
+  for (const std::string& arg : c.command) {
+    std::error_code ec;
+    std::filesystem::path p(arg);
+    if (p.is_relative()) p = folder / p;
+    if (!arg.empty() && std::filesystem::is_regular_file(p, ec))
+      record.file_sha256.emplace_back(arg, file_sha256(p));
+  }
+  record.input = accountant_input_json(spec, i);
+  const CommandResult r =
+      run_accountant_command(c.command, folder.string(), record.input, c.timeout_s);
+  if (!r.start_error.empty())
+    throw InputError(key, shown, "cannot be started in " + folder.string() + ": " + r.start_error);
+  if (r.timed_out) {
+    throw InputError(key, shown,
+                     fmt::format("did not finish within {} = {:g} s and was killed{}",
+                                 custom_key(i, "timeout_s"), c.timeout_s, stderr_part(r)));
+  }
+  if (r.status != 0) {
+    throw InputError(key, shown,
+                     (r.status > 0 ? fmt::format("exited with status {}", r.status)
+                                   : std::string("was killed by a signal")) +
+                         stderr_part(r));
+  }
+  std::vector<std::vector<double>> values;
+  try {
+    values = parse_accountant_output(r.out, spec.scenarios.size(),
+                                     spec.scenarios.front().bounds.alphas.size());
+  } catch (const std::runtime_error& e) {
+    const std::string head = first_lines(r.out, 3);
+    throw InputError(
+        key, shown,
+        fmt::format("its output is not {{\"values\": [[one value per order] per "
+                    "scenario]}}: {}; its output {}{}",
+                    e.what(), head.empty() ? "is empty" : "begins: " + head, stderr_part(r)));
+  }
+  for (std::size_t s = 0; s < spec.scenarios.size(); ++s)
+    spec.scenarios[s].bounds.custom[i].values = values[s];
+  record.output = r.out;
+  spec.accountant_runs.push_back(std::move(record));
+}
+
+}  // namespace
+
+CustomBoundSpec custom_bound_spec(const config::CustomBoundText& c,
+                                  const std::vector<double>& alphas) {
+  CustomBoundSpec spec{c.name, c.formula, c.conditions};
+  if (!c.formula.empty()) return spec;
+  spec.tabulated = true;
+  spec.alphas = alphas;
+  spec.values = c.values;
+  spec.values.resize(alphas.size(), kNaN);  // unresolved (config read alone): not applicable
+  if (!c.command.empty()) {
+    spec.source = "accountant command " + quoted_list(c.command);
+  } else if (!c.values_file.empty()) {
+    spec.source = "accountant values_file " + quoted(c.values_file);
+  } else {
+    spec.source = "accountant values";
+  }
+  return spec;
+}
+
+void resolve_accountant_values(config::ExperimentSpec& spec) {
+  if (spec.scenarios.empty()) return;
+  const std::vector<double>& alphas = spec.scenarios.front().bounds.alphas;
+  const std::size_t count = spec.scenarios.front().bounds.custom.size();
+  for (const config::Scenario& s : spec.scenarios) {
+    if (s.bounds.alphas != alphas || s.bounds.custom.size() != count ||
+        s.profile.claims.size() != spec.scenarios.front().profile.claims.size())
+      throw InternalError(
+          "resolve_accountant_values: every scenario has the same orders and "
+          "custom bounds");
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
+    if (!c.values_file.empty()) {
+      resolve_values_file(
+          spec,
+          {custom_key(i, "values_file"), c.values_file, "alpha", false,
+           [](const config::Scenario& s) -> const std::vector<double>& { return s.bounds.alphas; },
+           [i](config::Scenario& s) -> std::vector<double>& { return s.bounds.custom[i].values; }});
+    }
+    if (!c.command.empty()) resolve_command(spec, i);
+  }
+  const std::size_t claims = spec.scenarios.front().profile.claims.size();
+  for (std::size_t i = 0; i < claims; ++i) {
+    const config::ClaimText& c = spec.scenarios.front().profile.claims[i];
+    if (c.values_file.empty()) continue;
+    resolve_values_file(
+        spec,
+        {"profile.claims[" + std::to_string(i) + "].values_file", c.values_file, "delta", true,
+         [](const config::Scenario& s) -> const std::vector<double>& { return s.profile.deltas; },
+         [i](config::Scenario& s) -> std::vector<double>& {
+           return s.profile.claims[i].epsilons;
+         }});
+  }
+}
+
+std::string accountant_input_json(const config::ExperimentSpec& spec, std::size_t bound) {
+  const config::Scenario& first = spec.scenarios.front();
+  std::string out = "{\n";
+  out += "  \"format\": \"rdpaudit accountant input 1\",\n";
+  out += "  \"bound\": " + json_string(first.bounds.custom.at(bound).name) + ",\n";
+  out += "  \"experiment\": " + json_string(spec.name) + ",\n";
+  out += "  \"orders\": [";
+  for (std::size_t a = 0; a < first.bounds.alphas.size(); ++a)
+    out += (a ? ", " : "") + json_number(first.bounds.alphas[a]);
+  out += "],\n  \"scenarios\": [";
+  for (std::size_t k = 0; k < spec.scenarios.size(); ++k) {
+    const config::Scenario& s = spec.scenarios[k];
+    const Params p = bounds_of(s).params;
+    const double b = batch_normaliser(p);
+    const double z = std::isnan(p.clip_norm) ? kNaN
+                                             : config::noise_multiplier_from_step_std(
+                                                   p.step_std, p.eta, p.clip_norm, b);
+    std::string sweep;
+    for (const config::SweepValue& sv : s.sweep_point) {
+      sweep += (sweep.empty() ? "" : ", ") + json_string(sv.key) + ": " +
+               (std::isnan(sv.number) ? json_string(sv.text) : json_number(sv.number));
+    }
+    out += k ? ",\n    {" : "\n    {";
+    out += fmt::format("\"index\": {}, \"sweep\": {{{}}},\n", s.index, sweep);
+    out += fmt::format("     \"loss\": {}, \"scheme\": {}, \"adjacency\": {},\n",
+                       json_string(to_string(s.loss)), json_string(to_string(s.scheme)),
+                       json_string(to_string(s.data.adjacency)));
+    out += fmt::format(
+        "     \"n\": {}, \"b\": {}, \"batch_size\": {}, \"q\": {}, \"T\": {}, \"K\": {}, "
+        "\"eta\": {},\n",
+        p.n, json_number(b), s.batch_size, json_number(sampling_rate(p)), p.T, p.K,
+        json_number(p.eta));
+    out += fmt::format("     \"z\": {}, \"C\": {}, \"S_g\": {}, \"step_sensitivity\": {},\n",
+                       json_number(z), json_number(p.clip_norm), json_number(p.S_g),
+                       json_number(step_sensitivity(p)));
+    out += fmt::format(
+        "     \"noise\": {{\"key\": {}, \"value\": {}, \"step_std\": {}, \"sigma\": {}, "
+        "\"sigma2\": {}, \"paper_noise_multiplier\": {}, \"noise_multiplier\": {}, "
+        "\"blog_sigma\": {}, \"step_noise_ratio\": {}}},\n",
+        json_string(to_string(s.noise_key)), json_number(s.noise_value), json_number(p.step_std),
+        json_number(config::sigma_from_step_std(p.step_std, p.eta)), json_number(alg1_sigma2(p)),
+        json_number(alg2_sigma_mul(p)), json_number(z), json_number(blog_sigma(p)),
+        json_number(step_noise_ratio(p)));
+    out += fmt::format("     \"lambda\": {}, \"beta\": {}, \"L\": {}, \"D\": {}, \"j0\": {}}}",
+                       json_number(p.lambda), json_number(p.beta), json_number(p.L),
+                       json_number(p.D), p.j0);
+  }
+  out += "\n  ]\n}\n";
+  return out;
+}
+
+std::vector<std::vector<double>> parse_accountant_output(const std::string& text,
+                                                         std::size_t scenarios,
+                                                         std::size_t orders) {
+  if (trim(text).empty()) throw std::runtime_error("no output");
+  const Json doc = JsonParser(text).document();
+  if (doc.type != Json::Type::kObject)
+    throw std::runtime_error(fmt::format("the document is {}, not an object", type_name(doc.type)));
+  const Json* values = nullptr;
+  for (const auto& [k, v] : doc.members)
+    if (k == "values") values = &v;
+  if (!values) throw std::runtime_error("no key \"values\"");
+  if (values->type != Json::Type::kArray || values->items.size() != scenarios) {
+    throw std::runtime_error(fmt::format(
+        "\"values\" is {}{}; one array per scenario ({}) is needed", type_name(values->type),
+        values->type == Json::Type::kArray ? fmt::format(" of {}", values->items.size()) : "",
+        scenarios));
+  }
+  std::vector<std::vector<double>> out(scenarios);
+  for (std::size_t s = 0; s < scenarios; ++s) {
+    const Json& row = values->items[s];
+    if (row.type != Json::Type::kArray || row.items.size() != orders) {
+      throw std::runtime_error(fmt::format(
+          "values[{}] is {}{}; one value per order of bounds.alphas ({}) is needed", s,
+          type_name(row.type),
+          row.type == Json::Type::kArray ? fmt::format(" of {}", row.items.size()) : "", orders));
+    }
+    for (std::size_t a = 0; a < orders; ++a) {
+      const Json& v = row.items[a];
+      if (v.type != Json::Type::kNumber && v.type != Json::Type::kNull) {
+        throw std::runtime_error(
+            fmt::format("values[{}][{}] is {}, not a number or null", s, a, type_name(v.type)));
+      }
+      out[s].push_back(v.type == Json::Type::kNull ? kNaN : v.number);
+    }
+  }
+  return out;
+}
+
+CommandResult run_accountant_command(const std::vector<std::string>& argv,
+                                     const std::string& directory, const std::string& input,
+                                     double timeout_s) {
+  CommandResult result;
+  if (argv.empty() || argv.front().empty()) {
+    result.start_error = "no program named";
+    return result;
+  }
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
+      pipe2(err_pipe, O_CLOEXEC) != 0)
+    throw ResourceError(std::string("cannot create a pipe for an accountant command: ") +
+                        std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group, so that a time-out kills whatever it started; SIGPIPE at its
+  // default there (this process ignores it while writing the input).
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (spawned != 0) {
+    close(in_pipe[1]);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    sigaction(SIGPIPE, &previous, nullptr);
+    result.start_error = std::strerror(spawned);
+    return result;
+  }
+  fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+  int in_fd = input.empty() ? (close(in_pipe[1]), -1) : in_pipe[1];
+  int out_fd = out_pipe[0], err_fd = err_pipe[0];
+  std::size_t written = 0;
+  constexpr std::size_t kMaxOutput = std::size_t{64} << 20;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeout_s));
+  char buffer[1 << 16];
+  while (out_fd >= 0 || err_fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    pollfd fds[3];
+    nfds_t n = 0;
+    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
+    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
+    if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
+    const int ready = poll(fds, n, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR)
+      throw ResourceError(std::string("poll on an accountant command: ") + std::strerror(errno));
+    for (nfds_t k = 0; ready > 0 && k < n; ++k) {
+      if (fds[k].revents == 0) continue;
+      if (fds[k].fd == in_fd) {
+        const ssize_t w = write(in_fd, input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<std::size_t>(w);
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) {
+          close(in_fd);  // done, or it stopped reading (EPIPE): its output will say
+          in_fd = -1;
+        }
+        continue;
+      }
+      int& fd = fds[k].fd == out_fd ? out_fd : err_fd;
+      std::string& sink = fds[k].fd == out_fd ? result.out : result.err;
+      const ssize_t got = read(fd, buffer, sizeof buffer);
+      if (got > 0) {
+        if (sink.size() < kMaxOutput) sink.append(buffer, static_cast<std::size_t>(got));
+      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  if (in_fd >= 0) close(in_fd);
+  if (out_fd >= 0) close(out_fd);
+  if (err_fd >= 0) close(err_fd);
+  if (result.timed_out) kill(-pid, SIGKILL);
+  // Its output is closed: it has exited or is about to; a time-out left it killed.
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, result.timed_out ? 0 : WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (w == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        result.timed_out = true;
+        kill(-pid, SIGKILL);
+      } else {
+        usleep(1000);
+      }
+    }
+  }
+  sigaction(SIGPIPE, &previous, nullptr);
+  if (!result.timed_out) result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (result.out.size() >= kMaxOutput)
+    throw InputError("accountant command " + quoted_list(argv), "its output", "exceeds 64 MiB");
+  return result;
+}
+
+}  // namespace rdpaudit::bounds
