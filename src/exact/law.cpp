@@ -286,6 +286,13 @@ void add_scaled(CellLaw& acc, const CellLaw& law, double weight) {
       it->mass.hi += weight * p.mass.hi;
     }
   }
+  for (const Blob& b : law.blobs) {
+    acc.blobs.push_back(Blob{b.centre,
+                             b.half_width,
+                             {weight * b.mass.lo, weight * b.mass.hi},
+                             {weight * b.moment.lo, weight * b.moment.hi},
+                             {weight * b.second.lo, weight * b.second.hi}});
+  }
   acc.outside.lo += weight * law.outside.lo;
   acc.outside.hi += weight * law.outside.hi;
   acc.total += weight * law.total;
@@ -443,6 +450,24 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       }
       unvisited += cs.weight * p.mass.hi * tail_each;
       add_beyond(cs.weight, mc, 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
+    }
+    // blobs: sources like cells, with their own centre and half-width (image coordinate:
+    // moments a D and a^2 V about the image's centre)
+    for (const Blob& b : law.blobs) {
+      if (b.mass.hi == 0) continue;
+      const double mc = a * b.centre + cs.shift, hb = a * b.half_width;
+      const double dl = a * b.moment.lo, du = a * b.moment.hi;
+      const double vl = a * a * b.second.lo, vu = a * a * b.second.hi;
+      int first = 0, last = -1;
+      window(mc - hb, mc + hb, first, last);
+      const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
+      if (hi_k >= lo_k) {
+        coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, hb, 1.0, s, coef);
+        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, b.mass.lo, b.mass.hi, dl, du, vl, vu,
+                   out);
+      }
+      unvisited += cs.weight * b.mass.hi * tail_each;
+      add_beyond(cs.weight, mc, hb, b.mass.lo, b.mass.hi, dl, du, vl, vu);
     }
   }
   // mass outside an unclamped grid: anywhere; it may reach any cell, at most a cell's peak
