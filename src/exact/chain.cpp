@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "rdpaudit/core/error.hpp"
 
@@ -320,37 +321,107 @@ Step step_sampled(const ChainSpec& c, bool d_prime) {
   return merged(cases, c.step_std);
 }
 
-std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why) {
-  if (s.dim != 1) {
-    why = "the exact engine evolves one-dimensional iterates (model.dim = 1)";
-    return std::nullopt;
+namespace {
+
+/// d > 1: the axis along which the pair differs, when every other axis evolves the same way
+/// under D and D' and independently of that axis (then those coordinates have one law under
+/// both datasets, independent of the axis's coordinate, and cancel from R_alpha); otherwise
+/// -1 with `why`. Holds when nothing couples the axes (no projection onto a ball; the
+/// quadratic's curvature is isotropic) and, on every other axis, every record has one value
+/// (so the batch drawn does not change that coordinate's update): then given the batches the
+/// coordinates are independent and the other axes' updates do not depend on the batches at
+/// all. Poisson's batch size changes the update of a nonzero common value (and the quadratic's
+/// contraction), and a crafted record changes the batch's count of loss records: there the
+/// common value must be 0 and the loss linear.
+int differing_axis(const config::Scenario& s, std::string& why) {
+  const auto& data = s.data;
+  const int d = s.dim, n = data.n(), i0 = data.differing_index;
+  if (n < 1 || data.points.cols() != d || data.replacement.size() != d || i0 < 0 || i0 >= n) {
+    why = "the neighbouring pair does not have model.dim coordinates";
+    return -1;
   }
+  if (d == 1) return 0;
+  if (std::isfinite(s.projection_diameter)) {
+    why =
+        "model.dim > 1 with a projection: the projection onto a ball couples the axes (the "
+        "exact engine evolves one-dimensional iterates)";
+    return -1;
+  }
+  const bool poisson = s.scheme == BatchScheme::kPoisson;
+  if (data.crafted && s.loss != LossKind::kLinear) {
+    why =
+        "model.dim > 1 with a crafted record and the quadratic loss: the record changes every "
+        "axis's contraction (the exact engine evolves one-dimensional iterates)";
+    return -1;
+  }
+  if (poisson && s.loss == LossKind::kQuadratic) {
+    why =
+        "model.dim > 1 with Poisson sampling and the quadratic loss: the batch size contracts "
+        "every axis (the exact engine evolves one-dimensional iterates)";
+    return -1;
+  }
+  int axis = -1;
+  for (int j = 0; j < d; ++j) {
+    const bool differs = data.crafted ? (data.crafted_gradient.cols() == d &&
+                                         (data.crafted_gradient.col(j).array() != 0.0).any())
+                                      : data.points(i0, j) != data.replacement(j);
+    if (!differs) continue;
+    if (axis >= 0) {
+      why =
+          "the pair differs along more than one axis (the exact engine evolves "
+          "one-dimensional iterates)";
+      return -1;
+    }
+    axis = j;
+  }
+  if (axis < 0) axis = 0;
+  for (int j = 0; j < d; ++j) {
+    if (j == axis) continue;
+    // a crafted record's rows of points and replacement are zeros (it has no loss)
+    const double common = data.crafted ? 0.0 : data.replacement(j);
+    bool one_value = (data.crafted || poisson) ? common == 0.0 : true;
+    for (int i = 0; i < n && one_value; ++i) {
+      if (i == i0 && data.crafted) continue;
+      one_value = data.points(i, j) == common;
+    }
+    if (!one_value) {
+      why = "model.dim > 1: on axis " + std::to_string(j) +
+            " the records differ (or, under Poisson or with a crafted record, are not 0), so "
+            "that coordinate depends on the batches drawn (the exact engine evolves "
+            "one-dimensional iterates)";
+      return -1;
+    }
+  }
+  return axis;
+}
+
+}  // namespace
+
+std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why) {
   if (s.loss != LossKind::kQuadratic && s.loss != LossKind::kLinear) {
     why = "the exact engine covers the quadratic and linear losses (affine updates)";
     return std::nullopt;
   }
   const auto& data = s.data;
   const int n = data.n(), i0 = data.differing_index;
-  if (n < 1 || data.points.cols() != 1 || i0 < 0 || i0 >= n) {
-    why = "the neighbouring pair is not one-dimensional";
-    return std::nullopt;
-  }
+  const int axis = differing_axis(s, why);
+  if (axis < 0) return std::nullopt;
   ChainSpec c;
   c.loss = s.loss;
   c.lambda = s.loss == LossKind::kQuadratic ? s.lambda : 0.0;
   c.eta = s.eta;
   c.step_std = s.step_std;
-  if (std::isfinite(s.projection_diameter)) {
+  if (std::isfinite(s.projection_diameter)) {  // d = 1 only (differing_axis)
     const double centre = s.projection_center.size() > 0 ? s.projection_center(0) : 0.0;
     c.clamp_lo = centre - 0.5 * s.projection_diameter;
     c.clamp_hi = centre + 0.5 * s.projection_diameter;
   }
-  c.init_mean = s.init_mean.size() > 0 ? s.init_mean(0) : 0.0;
+  c.init_mean = s.init_mean.size() > axis ? s.init_mean(axis) : 0.0;
   c.init_std = s.init_std;
   bool have_background = false;
   for (int i = 0; i < n; ++i) {
     if (i == i0) continue;
-    const double v = data.points(i, 0);
+    const double v = data.points(i, axis);
     if (!have_background) {
       c.background = v;
       have_background = true;
@@ -362,16 +433,16 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     }
   }
   if (data.crafted) {
-    if (!data.crafted_constant() || data.crafted_gradient.cols() != 1) {
+    if (!data.crafted_constant() || data.crafted_gradient.cols() != s.dim) {
       why = "the crafted gradient changes over the steps (not yet covered by the exact engine)";
       return std::nullopt;
     }
     c.crafted = true;
-    c.record_d = data.crafted_gradient(0, 0);
+    c.record_d = data.crafted_gradient(0, axis);
     c.record_dprime = 0.0;
   } else {
-    c.record_d = data.points(i0, 0);
-    c.record_dprime = data.replacement.size() > 0 ? data.replacement(0) : 0.0;
+    c.record_d = data.points(i0, axis);
+    c.record_dprime = data.replacement(axis);
   }
   c.n = n;
   c.batch = s.batch_size;

@@ -39,8 +39,10 @@ struct ChainSpec {
 };
 
 /// The chain of a scenario, or nullopt with `why` when the engine has no exact law for it
-/// (d > 1, the logistic loss, a crafted gradient that changes over the steps, other records
-/// that are not copies of one another).
+/// (the logistic loss, a crafted gradient that changes over the steps, other records that are
+/// not copies of one another; d > 1 unless the pair differs along one axis and nothing couples
+/// the axes: then the chain of that axis, the other coordinates having one law under D and
+/// D' independent of it, docs/exact-laws.md).
 std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why);
 
 struct EngineOptions {
