@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "gaussian_bounds.hpp"
@@ -207,6 +208,27 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
   return cache.back().tables;
 }
 
+/// The reach of this step in noise sds: options.reach, or, when every cell and atom of the
+/// law has a positive lower mass (the law is spread over the whole grid), the smallest whole
+/// number of sds from options.min_reach on whose flat floor (the mass sent beyond it, added to
+/// every cell's upper bound) is at most options.floor_fraction of the smallest lower mass:
+/// the floor then changes no upper bound by more than that fraction of the law's least mass.
+/// Any reach keeps every bound valid; this only trades the floor for work.
+double step_reach(const CellLaw& law, const PropagateOptions& options) {
+  if (!(options.min_reach < options.reach)) return options.reach;
+  double least = law.outside.hi > 0 ? law.outside.lo : std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) least = std::min(least, law.mass_lo[k]);
+  for (const PointMass& p : law.points) {
+    if (p.mass.hi > 0) least = std::min(least, p.mass.lo);
+  }
+  if (!law.blobs.empty() || !(least > 0)) return options.reach;
+  const double total = law.total > 0 ? law.total : 1.0;
+  for (double r = std::ceil(options.min_reach); r < options.reach; r += 1.0) {
+    if (2.0 * upper_tail(r) * total <= options.floor_fraction * least) return r;
+  }
+  return options.reach;
+}
+
 }  // namespace
 
 double CellLaw::total_gap() const {
@@ -343,8 +365,10 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   CellLaw out = empty_like(law);
   out.total = law.total;
   const int n = law.cells;
-  const double h = law.width(), reach = options.reach * s;
-  const double tail_each = 2.0 * upper_tail(options.reach);  // per unit mass, beyond the window
+  const double h = law.width();
+  const double reach_sds = step_reach(law, options);
+  const double reach = reach_sds * s;
+  const double tail_each = 2.0 * upper_tail(reach_sds);  // per unit mass, beyond the window
   double unvisited = 0.0;  // upper bound on the mass sent to cells no window visited
   std::vector<Coef> coef;
 
@@ -404,7 +428,7 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       // true image) and the moment is taken about that point in the image's coordinate, so
       // kLattice tables serve every source (exact shifts of one table by whole cells)
       const double hmw = hm + 0.5 * h / kLattice;
-      const auto& tables = lattice_tables(a, s, h, hmw, options.reach);
+      const auto& tables = lattice_tables(a, s, h, hmw, reach_sds);
       for (int j = 0; j < n; ++j) {
         const auto js = static_cast<std::size_t>(j);
         const double pl = law.mass_lo[js], pu = law.mass_hi[js];

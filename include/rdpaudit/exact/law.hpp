@@ -93,6 +93,12 @@ struct PropagateOptions {
   /// floor under the upper bounds that the far tails' lower bounds cannot match (an upper
   /// bound on R_alpha far above the truth at large alpha).
   double reach = 38.0;
+  /// A step from a law with a positive lower mass in every cell and atom may use a smaller
+  /// reach (whole sds, at least min_reach): the smallest whose floor is at most
+  /// floor_fraction of the least lower mass (law.cpp, step_reach). min_reach >= reach: always
+  /// `reach`.
+  double min_reach = 8.0;
+  double floor_fraction = 1e-12;
 };
 
 /// The law after one step (slopes must be positive: the maps are increasing).
