@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "gaussian_bounds.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -394,31 +395,77 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
     last = static_cast<int>(std::ceil((m_hi + reach - law.lo) / h));
   };
 
+  // cells under slope-1 cases: the coefficients depend only on the offset target - source (a
+  // Toeplitz kernel), so one table serves every source; and cases whose shifts differ by a
+  // whole number of cells (the blog's b = 2: 0 and 20 cells) are the same kernel moved by that
+  // number: one pass over the sources, on the grid widened by the largest move, serves them
+  // all (each case then adds its weight times the pass moved by its offset)
+  std::vector<char> grouped(step.cases.size(), 0);
+  for (std::size_t ci = 0; ci < step.cases.size(); ++ci) {
+    const AffineCase& ref = step.cases[ci];
+    if (ref.slope != 1.0 || !(ref.weight > 0) || grouped[ci]) continue;
+    std::vector<std::pair<double, int>> members;  // weight, offset in cells
+    int k_min = 0, k_max = 0;
+    for (std::size_t cj = ci; cj < step.cases.size(); ++cj) {
+      const AffineCase& o = step.cases[cj];
+      if (o.slope != 1.0 || !(o.weight > 0) || grouped[cj]) continue;
+      const double off = (o.shift - ref.shift) / h, k = std::round(off);
+      if (!(std::fabs(off - k) <= 1e-9) || std::fabs(k) > n) continue;
+      grouped[cj] = 1;
+      members.emplace_back(o.weight, static_cast<int>(k));
+      k_min = std::min(k_min, static_cast<int>(k));
+      k_max = std::max(k_max, static_cast<int>(k));
+    }
+    // the pass: targets t - k for t in [0, n) and every offset k, i.e. [-k_max, n - k_min),
+    // stored from index 0
+    CellLaw pass;
+    pass.cells = n + k_max - k_min;
+    for (auto* v : {&pass.mass_lo, &pass.mass_hi, &pass.moment_lo, &pass.moment_hi, &pass.second_lo,
+                    &pass.second_hi})
+      v->assign(static_cast<std::size_t>(pass.cells), 0.0);
+    const double hm = 0.5 * h;
+    int t_first = 0, t_last = -1;
+    const double mc0 = law.centre(0) + ref.shift;
+    window(mc0 - hm, mc0 + hm, t_first, t_last);
+    coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
+    for (int j = 0; j < n; ++j) {
+      const auto js = static_cast<std::size_t>(j);
+      const double pl = law.mass_lo[js], pu = law.mass_hi[js];
+      if (pu == 0) continue;
+      const int first = t_first + j, last = t_last + j;
+      const int lo_k = std::max(first, -k_max), hi_k = std::min(last, n - k_min - 1);
+      if (hi_k >= lo_k) {
+        accumulate(coef, lo_k - first, lo_k + k_max, hi_k - lo_k + 1, 1.0, pl, pu,
+                   law.moment_lo[js], law.moment_hi[js], law.second_lo[js], law.second_hi[js],
+                   pass);
+      }
+    }
+    for (const auto& [weight, k] : members) {
+      const auto from = static_cast<std::size_t>(k_max - k);  // pass index of target 0
+      for (std::size_t t = 0; t < static_cast<std::size_t>(n); ++t) {
+        out.mass_lo[t] += weight * pass.mass_lo[from + t];
+        out.mass_hi[t] += weight * pass.mass_hi[from + t];
+        out.moment_lo[t] += weight * pass.moment_lo[from + t];
+        out.moment_hi[t] += weight * pass.moment_hi[from + t];
+        out.second_lo[t] += weight * pass.second_lo[from + t];
+        out.second_hi[t] += weight * pass.second_hi[from + t];
+      }
+    }
+  }
+
   for (const AffineCase& cs : step.cases) {
     if (cs.weight == 0) continue;
     if (!(cs.slope > 0) || !(cs.weight > 0))
       throw InternalError("propagate: slope > 0, weight > 0");
     const double a = cs.slope, hm = 0.5 * a * h;
-    // cells: with slope 1 the coefficients depend only on the offset target - source
-    // (a Toeplitz kernel), so one table serves every source
     if (a == 1.0) {
-      // slope 1: the coefficients depend only on the offset target - source (a Toeplitz
-      // kernel), so one table serves every source
-      int t_first = 0, t_last = -1;
-      const double mc0 = law.centre(0) + cs.shift;
-      window(mc0 - hm, mc0 + hm, t_first, t_last);
-      coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
+      // the cells were sent above; here what goes beyond the windows and the grid
       for (int j = 0; j < n; ++j) {
         const auto js = static_cast<std::size_t>(j);
         const double pl = law.mass_lo[js], pu = law.mass_hi[js];
         if (pu == 0) continue;
         const double dl = law.moment_lo[js], du = law.moment_hi[js];
         const double vl = law.second_lo[js], vu = law.second_hi[js];
-        const int first = t_first + j, last = t_last + j;
-        const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
-        if (hi_k >= lo_k)
-          accumulate(coef, lo_k - first, lo_k, hi_k - lo_k + 1, cs.weight, pl, pu, dl, du, vl, vu,
-                     out);
         unvisited += cs.weight * pu * tail_each;
         add_beyond(cs.weight, law.centre(j) + cs.shift, hm, pl, pu, dl, du, vl, vu);
       }
