@@ -152,6 +152,19 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
         }
       }
     }
+    // blobs: each over the points within reach of its image (ys ascending)
+    for (const Blob& b : law.blobs) {
+      if (b.mass.hi == 0) continue;
+      const double mc = a * b.centre + cs.shift, hb = a * b.half_width;
+      const auto from = std::lower_bound(ys.begin(), ys.end(), mc - hb - reach);
+      const auto to = std::upper_bound(ys.begin(), ys.end(), mc + hb + reach);
+      for (auto it = from; it < to; ++it) {
+        const auto i = static_cast<std::size_t>(it - ys.begin());
+        add_density(density_coef(*it - mc, hb, s), b.mass.lo, b.mass.hi, a * b.moment.lo,
+                    a * b.moment.hi, a * a * b.second.lo, a * a * b.second.hi, acc_lo[i],
+                    acc_hi[i]);
+      }
+    }
     for (std::size_t i = 0; i < ys.size(); ++i) {
       const double y = ys[i];
       for (const PointMass& p : law.points) {

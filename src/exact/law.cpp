@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "gaussian_bounds.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -207,6 +209,27 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
   return cache.back().tables;
 }
 
+/// The reach of this step in noise sds: options.reach, or, when every cell and atom of the
+/// law has a positive lower mass (the law is spread over the whole grid), the smallest whole
+/// number of sds from options.min_reach on whose flat floor (the mass sent beyond it, added to
+/// every cell's upper bound) is at most options.floor_fraction of the smallest lower mass:
+/// the floor then changes no upper bound by more than that fraction of the law's least mass.
+/// Any reach keeps every bound valid; this only trades the floor for work.
+double step_reach(const CellLaw& law, const PropagateOptions& options) {
+  if (!(options.min_reach < options.reach)) return options.reach;
+  double least = law.outside.hi > 0 ? law.outside.lo : std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) least = std::min(least, law.mass_lo[k]);
+  for (const PointMass& p : law.points) {
+    if (p.mass.hi > 0) least = std::min(least, p.mass.lo);
+  }
+  if (!law.blobs.empty() || !(least > 0)) return options.reach;
+  const double total = law.total > 0 ? law.total : 1.0;
+  for (double r = std::ceil(options.min_reach); r < options.reach; r += 1.0) {
+    if (2.0 * upper_tail(r) * total <= options.floor_fraction * least) return r;
+  }
+  return options.reach;
+}
+
 }  // namespace
 
 double CellLaw::total_gap() const {
@@ -286,6 +309,13 @@ void add_scaled(CellLaw& acc, const CellLaw& law, double weight) {
       it->mass.hi += weight * p.mass.hi;
     }
   }
+  for (const Blob& b : law.blobs) {
+    acc.blobs.push_back(Blob{b.centre,
+                             b.half_width,
+                             {weight * b.mass.lo, weight * b.mass.hi},
+                             {weight * b.moment.lo, weight * b.moment.hi},
+                             {weight * b.second.lo, weight * b.second.hi}});
+  }
   acc.outside.lo += weight * law.outside.lo;
   acc.outside.hi += weight * law.outside.hi;
   acc.total += weight * law.total;
@@ -336,8 +366,10 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   CellLaw out = empty_like(law);
   out.total = law.total;
   const int n = law.cells;
-  const double h = law.width(), reach = options.reach * s;
-  const double tail_each = 2.0 * upper_tail(options.reach);  // per unit mass, beyond the window
+  const double h = law.width();
+  const double reach_sds = step_reach(law, options);
+  const double reach = reach_sds * s;
+  const double tail_each = 2.0 * upper_tail(reach_sds);  // per unit mass, beyond the window
   double unvisited = 0.0;  // upper bound on the mass sent to cells no window visited
   std::vector<Coef> coef;
 
@@ -363,31 +395,77 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
     last = static_cast<int>(std::ceil((m_hi + reach - law.lo) / h));
   };
 
+  // cells under slope-1 cases: the coefficients depend only on the offset target - source (a
+  // Toeplitz kernel), so one table serves every source; and cases whose shifts differ by a
+  // whole number of cells (the blog's b = 2: 0 and 20 cells) are the same kernel moved by that
+  // number: one pass over the sources, on the grid widened by the largest move, serves them
+  // all (each case then adds its weight times the pass moved by its offset)
+  std::vector<char> grouped(step.cases.size(), 0);
+  for (std::size_t ci = 0; ci < step.cases.size(); ++ci) {
+    const AffineCase& ref = step.cases[ci];
+    if (ref.slope != 1.0 || !(ref.weight > 0) || grouped[ci]) continue;
+    std::vector<std::pair<double, int>> members;  // weight, offset in cells
+    int k_min = 0, k_max = 0;
+    for (std::size_t cj = ci; cj < step.cases.size(); ++cj) {
+      const AffineCase& o = step.cases[cj];
+      if (o.slope != 1.0 || !(o.weight > 0) || grouped[cj]) continue;
+      const double off = (o.shift - ref.shift) / h, k = std::round(off);
+      if (!(std::fabs(off - k) <= 1e-9) || std::fabs(k) > n) continue;
+      grouped[cj] = 1;
+      members.emplace_back(o.weight, static_cast<int>(k));
+      k_min = std::min(k_min, static_cast<int>(k));
+      k_max = std::max(k_max, static_cast<int>(k));
+    }
+    // the pass: targets t - k for t in [0, n) and every offset k, i.e. [-k_max, n - k_min),
+    // stored from index 0
+    CellLaw pass;
+    pass.cells = n + k_max - k_min;
+    for (auto* v : {&pass.mass_lo, &pass.mass_hi, &pass.moment_lo, &pass.moment_hi, &pass.second_lo,
+                    &pass.second_hi})
+      v->assign(static_cast<std::size_t>(pass.cells), 0.0);
+    const double hm = 0.5 * h;
+    int t_first = 0, t_last = -1;
+    const double mc0 = law.centre(0) + ref.shift;
+    window(mc0 - hm, mc0 + hm, t_first, t_last);
+    coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
+    for (int j = 0; j < n; ++j) {
+      const auto js = static_cast<std::size_t>(j);
+      const double pl = law.mass_lo[js], pu = law.mass_hi[js];
+      if (pu == 0) continue;
+      const int first = t_first + j, last = t_last + j;
+      const int lo_k = std::max(first, -k_max), hi_k = std::min(last, n - k_min - 1);
+      if (hi_k >= lo_k) {
+        accumulate(coef, lo_k - first, lo_k + k_max, hi_k - lo_k + 1, 1.0, pl, pu,
+                   law.moment_lo[js], law.moment_hi[js], law.second_lo[js], law.second_hi[js],
+                   pass);
+      }
+    }
+    for (const auto& [weight, k] : members) {
+      const auto from = static_cast<std::size_t>(k_max - k);  // pass index of target 0
+      for (std::size_t t = 0; t < static_cast<std::size_t>(n); ++t) {
+        out.mass_lo[t] += weight * pass.mass_lo[from + t];
+        out.mass_hi[t] += weight * pass.mass_hi[from + t];
+        out.moment_lo[t] += weight * pass.moment_lo[from + t];
+        out.moment_hi[t] += weight * pass.moment_hi[from + t];
+        out.second_lo[t] += weight * pass.second_lo[from + t];
+        out.second_hi[t] += weight * pass.second_hi[from + t];
+      }
+    }
+  }
+
   for (const AffineCase& cs : step.cases) {
     if (cs.weight == 0) continue;
     if (!(cs.slope > 0) || !(cs.weight > 0))
       throw InternalError("propagate: slope > 0, weight > 0");
     const double a = cs.slope, hm = 0.5 * a * h;
-    // cells: with slope 1 the coefficients depend only on the offset target - source
-    // (a Toeplitz kernel), so one table serves every source
     if (a == 1.0) {
-      // slope 1: the coefficients depend only on the offset target - source (a Toeplitz
-      // kernel), so one table serves every source
-      int t_first = 0, t_last = -1;
-      const double mc0 = law.centre(0) + cs.shift;
-      window(mc0 - hm, mc0 + hm, t_first, t_last);
-      coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
+      // the cells were sent above; here what goes beyond the windows and the grid
       for (int j = 0; j < n; ++j) {
         const auto js = static_cast<std::size_t>(j);
         const double pl = law.mass_lo[js], pu = law.mass_hi[js];
         if (pu == 0) continue;
         const double dl = law.moment_lo[js], du = law.moment_hi[js];
         const double vl = law.second_lo[js], vu = law.second_hi[js];
-        const int first = t_first + j, last = t_last + j;
-        const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
-        if (hi_k >= lo_k)
-          accumulate(coef, lo_k - first, lo_k, hi_k - lo_k + 1, cs.weight, pl, pu, dl, du, vl, vu,
-                     out);
         unvisited += cs.weight * pu * tail_each;
         add_beyond(cs.weight, law.centre(j) + cs.shift, hm, pl, pu, dl, du, vl, vu);
       }
@@ -397,7 +475,7 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       // true image) and the moment is taken about that point in the image's coordinate, so
       // kLattice tables serve every source (exact shifts of one table by whole cells)
       const double hmw = hm + 0.5 * h / kLattice;
-      const auto& tables = lattice_tables(a, s, h, hmw, options.reach);
+      const auto& tables = lattice_tables(a, s, h, hmw, reach_sds);
       for (int j = 0; j < n; ++j) {
         const auto js = static_cast<std::size_t>(j);
         const double pl = law.mass_lo[js], pu = law.mass_hi[js];
@@ -443,6 +521,24 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       }
       unvisited += cs.weight * p.mass.hi * tail_each;
       add_beyond(cs.weight, mc, 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
+    }
+    // blobs: sources like cells, with their own centre and half-width (image coordinate:
+    // moments a D and a^2 V about the image's centre)
+    for (const Blob& b : law.blobs) {
+      if (b.mass.hi == 0) continue;
+      const double mc = a * b.centre + cs.shift, hb = a * b.half_width;
+      const double dl = a * b.moment.lo, du = a * b.moment.hi;
+      const double vl = a * a * b.second.lo, vu = a * a * b.second.hi;
+      int first = 0, last = -1;
+      window(mc - hb, mc + hb, first, last);
+      const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
+      if (hi_k >= lo_k) {
+        coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, hb, 1.0, s, coef);
+        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, b.mass.lo, b.mass.hi, dl, du, vl, vu,
+                   out);
+      }
+      unvisited += cs.weight * b.mass.hi * tail_each;
+      add_beyond(cs.weight, mc, hb, b.mass.lo, b.mass.hi, dl, du, vl, vu);
     }
   }
   // mass outside an unclamped grid: anywhere; it may reach any cell, at most a cell's peak

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -211,77 +212,130 @@ TEST_CASE("exact engine: a clamped Gaussian pair with boundary atoms against qua
 
 TEST_CASE("exact engine: fixed order and shuffle and partition against the mixture quadrature",
           "[exact]") {
-  for (BatchScheme scheme : {BatchScheme::kFixedOrder, BatchScheme::kShufflePartition}) {
-    const ChainSpec c = small_quadratic(scheme, 4);
-    const ChainLaws laws = evolve_pair(c, {});
-    // components: the record's batch j (fixed order: j0 = 0 only)
-    std::vector<double> w, mp, mq;
-    double var = 0;
-    for (int j = 0; j < (scheme == BatchScheme::kFixedOrder ? 1 : 2); ++j) {
-      std::vector<AffineCase> sp, sq;
-      for (long t = 0; t < c.steps; ++t) {
-        const bool in = (t % 2 == j);
-        sp.push_back((in ? step_in(c, false) : step_out(c, false)).cases[0]);
-        sq.push_back((in ? step_in(c, true) : step_out(c, true)).cases[0]);
+  for (bool location : {false, true}) {
+    for (BatchScheme scheme : {BatchScheme::kFixedOrder, BatchScheme::kShufflePartition}) {
+      const ChainSpec c = small_quadratic(scheme, 4);
+      EngineOptions o;
+      o.location_mixture = location;  // both paths: step by step, and the location mixture
+      const ChainLaws laws = evolve_pair(c, o);
+      // components: the record's batch j (fixed order: j0 = 0 only)
+      std::vector<double> w, mp, mq;
+      double var = 0;
+      for (int j = 0; j < (scheme == BatchScheme::kFixedOrder ? 1 : 2); ++j) {
+        std::vector<AffineCase> sp, sq;
+        for (long t = 0; t < c.steps; ++t) {
+          const bool in = (t % 2 == j);
+          sp.push_back((in ? step_in(c, false) : step_out(c, false)).cases[0]);
+          sq.push_back((in ? step_in(c, true) : step_out(c, true)).cases[0]);
+        }
+        double m1, m2;
+        affine_gaussian(sp, c.step_std, m1, var);
+        affine_gaussian(sq, c.step_std, m2, var);
+        w.push_back(1.0);
+        mp.push_back(m1);
+        mq.push_back(m2);
       }
-      double m1, m2;
-      affine_gaussian(sp, c.step_std, m1, var);
-      affine_gaussian(sq, c.step_std, m2, var);
-      w.push_back(1.0);
-      mp.push_back(m1);
-      mq.push_back(m2);
+      const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
+      const double width = check_rows(rows, [&](double a, bool fwd) {
+        return fwd ? mixture_truth(w, mp, w, mq, var, a, true)
+                   : mixture_truth(w, mp, w, mq, var, a, false);
+      });
+      INFO("scheme " << static_cast<int>(scheme) << (location ? " (location mixture)" : "")
+                     << ": widest relative bracket " << width);
+      // reached: step by step 0.8e-4 ... 2.3e-4; location mixture 5.2e-5 ... 7.8e-5 (mostly the
+      // lower bound's binning, (h / sd)^2 / 12 = 5.2e-5 at 40 cells per sd)
+      CHECK(width < (location ? 1.2e-4 : 5e-4));
     }
-    const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
-    const double width = check_rows(rows, [&](double a, bool fwd) {
-      return fwd ? mixture_truth(w, mp, w, mq, var, a, true)
-                 : mixture_truth(w, mp, w, mq, var, a, false);
-    });
-    INFO("scheme " << static_cast<int>(scheme) << ": widest relative bracket " << width);
-    CHECK(width < 5e-4);  // reached: 0.8e-4 ... 2.3e-4
   }
 }
 
 TEST_CASE(
     "exact engine: sampling without replacement and shuffle each epoch against enumerated patterns",
     "[exact]") {
-  for (BatchScheme scheme :
-       {BatchScheme::kSampleWithoutReplacement, BatchScheme::kShuffleEachEpoch}) {
-    ChainSpec c = small_quadratic(scheme, 4);
-    const ChainLaws laws = evolve_pair(c, {});
-    std::vector<double> w, mp, mq;
-    double var = 0;
-    // every pattern of "record in the batch" over the 4 steps, with its probability
-    for (int mask = 0; mask < 16; ++mask) {
-      double prob = 1;
-      if (scheme == BatchScheme::kSampleWithoutReplacement) {
-        for (int t = 0; t < 4; ++t) prob *= (mask >> t & 1) ? 0.5 : 0.5;
-      } else {
-        // one of the two steps of each epoch, each with probability b / n = 1/2
-        for (int e = 0; e < 2; ++e) {
-          const int bits = (mask >> (2 * e)) & 3;
-          prob *= (bits == 1 || bits == 2) ? 0.5 : 0.0;
+  for (bool location : {false, true}) {
+    for (BatchScheme scheme :
+         {BatchScheme::kSampleWithoutReplacement, BatchScheme::kShuffleEachEpoch}) {
+      ChainSpec c = small_quadratic(scheme, 4);
+      EngineOptions o;
+      o.location_mixture = location;
+      const ChainLaws laws = evolve_pair(c, o);
+      std::vector<double> w, mp, mq;
+      double var = 0;
+      // every pattern of "record in the batch" over the 4 steps, with its probability
+      for (int mask = 0; mask < 16; ++mask) {
+        double prob = 1;
+        if (scheme == BatchScheme::kSampleWithoutReplacement) {
+          for (int t = 0; t < 4; ++t) prob *= (mask >> t & 1) ? 0.5 : 0.5;
+        } else {
+          // one of the two steps of each epoch, each with probability b / n = 1/2
+          for (int e = 0; e < 2; ++e) {
+            const int bits = (mask >> (2 * e)) & 3;
+            prob *= (bits == 1 || bits == 2) ? 0.5 : 0.0;
+          }
         }
+        if (prob == 0) continue;
+        std::vector<AffineCase> sp, sq;
+        for (int t = 0; t < 4; ++t) {
+          const bool in = mask >> t & 1;
+          sp.push_back((in ? step_in(c, false) : step_out(c, false)).cases[0]);
+          sq.push_back((in ? step_in(c, true) : step_out(c, true)).cases[0]);
+        }
+        double m1, m2;
+        affine_gaussian(sp, c.step_std, m1, var);
+        affine_gaussian(sq, c.step_std, m2, var);
+        w.push_back(prob);
+        mp.push_back(m1);
+        mq.push_back(m2);
       }
-      if (prob == 0) continue;
-      std::vector<AffineCase> sp, sq;
-      for (int t = 0; t < 4; ++t) {
-        const bool in = mask >> t & 1;
-        sp.push_back((in ? step_in(c, false) : step_out(c, false)).cases[0]);
-        sq.push_back((in ? step_in(c, true) : step_out(c, true)).cases[0]);
-      }
-      double m1, m2;
-      affine_gaussian(sp, c.step_std, m1, var);
-      affine_gaussian(sq, c.step_std, m2, var);
-      w.push_back(prob);
-      mp.push_back(m1);
-      mq.push_back(m2);
+      const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
+      const double width = check_rows(
+          rows, [&](double a, bool fwd) { return mixture_truth(w, mp, w, mq, var, a, fwd); });
+      INFO("scheme " << static_cast<int>(scheme) << (location ? " (location mixture)" : "")
+                     << ": widest relative bracket " << width);
+      // reached: step by step 0.8e-4 ... 2.3e-4; location mixture 5.2e-5 ... 7.8e-5 (mostly the
+      // lower bound's binning, (h / sd)^2 / 12 = 5.2e-5 at 40 cells per sd)
+      CHECK(width < (location ? 1.2e-4 : 5e-4));
     }
-    const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
-    const double width = check_rows(
-        rows, [&](double a, bool fwd) { return mixture_truth(w, mp, w, mq, var, a, fwd); });
-    INFO("scheme " << static_cast<int>(scheme) << ": widest relative bracket " << width);
-    CHECK(width < 5e-4);  // reached: 0.8e-4 ... 2.3e-4
   }
+}
+
+TEST_CASE(
+    "exact engine: location mixture with merged clusters, sampling without replacement at T = 12 "
+    "against all 4096 patterns",
+    "[exact]") {
+  // the slope 0.75 spreads the 4096 patterns' means over [0, 2): many fall closer than the
+  // merging width and are merged into clusters, whose hulls enter the brackets
+  ChainSpec c = small_quadratic(BatchScheme::kSampleWithoutReplacement, 12);
+  c.init_std = 0.3;  // theta_0 ~ N(0, 0.3^2): its variance is carried by the final Gaussian
+  const ChainLaws laws = evolve_pair(c, {});
+  REQUIRE(laws.dprime.parts.size() == 1);
+  const std::size_t clusters = laws.dprime.parts[0].before.blobs.size();
+  INFO("clusters " << clusters);
+  CHECK(clusters < 4096);
+  CHECK(clusters > 1);
+  std::vector<double> w, mp, mq;
+  double var = 0;
+  for (int mask = 0; mask < 4096; ++mask) {
+    std::vector<AffineCase> sp, sq;
+    for (int t = 0; t < 12; ++t) {
+      const bool in = mask >> t & 1;
+      sp.push_back((in ? step_in(c, false) : step_out(c, false)).cases[0]);
+      sq.push_back((in ? step_in(c, true) : step_out(c, true)).cases[0]);
+    }
+    double m1, m2;
+    affine_gaussian(sp, c.step_std, m1, var);
+    affine_gaussian(sq, c.step_std, m2, var);
+    w.push_back(1.0 / 4096);
+    mp.push_back(m1);
+    mq.push_back(m2);
+  }
+  const double a12 = std::pow(0.75, 24);
+  var += a12 * c.init_std * c.init_std;
+  const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
+  const double width = check_rows(
+      rows, [&](double a, bool fwd) { return mixture_truth(w, mp, w, mq, var, a, fwd); });
+  INFO("widest relative bracket " << width);
+  CHECK(width < 1.2e-4);  // reached: 7.6e-5 (269 clusters)
 }
 
 TEST_CASE("exact engine: Poisson sampling with the quadratic loss at T = 1 (Binomial contraction)",
@@ -409,9 +463,102 @@ TEST_CASE("exact engine: chain_from_scenario reads the pair, or says why there i
   CHECK(why.find("not interchangeable") != std::string::npos);
   s.data.points(3, 0) = 0.0;
   s.dim = 2;
+  s.data.points = Eigen::MatrixXd::Zero(10, 2);
+  s.data.points(0, 0) = 1.0;
+  s.data.replacement = Eigen::VectorXd::Zero(2);
+  s.data.replacement(0) = -1.0;
+  s.projection_center = Eigen::VectorXd::Zero(2);
+  s.init_mean = Eigen::VectorXd::Zero(2);
+  CHECK_FALSE(chain_from_scenario(s, why));  // the projection onto a ball couples the axes
+  CHECK(why.find("couples the axes") != std::string::npos);
+  s.projection_diameter = std::numeric_limits<double>::infinity();
+  REQUIRE(chain_from_scenario(s, why));  // along axis 0 only, no projection: reduced
+  s.data.replacement(1) = 0.5;           // a second axis differs
   CHECK_FALSE(chain_from_scenario(s, why));
-  CHECK(why.find("one-dimensional") != std::string::npos);
+  CHECK(why.find("more than one axis") != std::string::npos);
+  s.data.replacement(1) = 0.0;
+  s.data.points(4, 1) = 0.5;  // axis 1 depends on the batch drawn
+  CHECK_FALSE(chain_from_scenario(s, why));
+  CHECK(why.find("on axis 1") != std::string::npos);
+  s.dim = 1;
+  s.data.points = Eigen::MatrixXd::Zero(10, 1);
+  s.data.replacement = Eigen::VectorXd::Constant(1, -1.0);
+  s.projection_center = Eigen::VectorXd::Zero(1);
+  s.init_mean = Eigen::VectorXd::Zero(1);
   s.dim = 1;
   s.loss = LossKind::kLogistic;
   CHECK_FALSE(chain_from_scenario(s, why));
+}
+
+TEST_CASE(
+    "exact engine: d = 2 reduced to the differing axis matches the 2-D mixture quadrature "
+    "(sampling without replacement, quadratic)",
+    "[exact]") {
+  // the pair differs along axis 0; on axis 1 every record (and the replacement) is 0.7, so
+  // that coordinate moves the same way whatever the batch: its law is the same under D and
+  // D' and independent of axis 0, and R_alpha of the 2-D laws is that of axis 0
+  rdpaudit::config::Scenario s;
+  s.loss = LossKind::kQuadratic;
+  s.dim = 2;
+  s.lambda = 1.0;
+  s.eta = 0.25;
+  s.step_std = 0.5;
+  s.batch_size = 2;
+  s.scheme = BatchScheme::kSampleWithoutReplacement;
+  s.steps = 4;
+  s.steps_per_epoch = 2;
+  s.init_mean = Eigen::VectorXd::Constant(2, 0.3);
+  s.data.points = Eigen::MatrixXd::Zero(4, 2);
+  s.data.points.col(1).setConstant(0.7);
+  s.data.replacement = Eigen::VectorXd::Zero(2);
+  s.data.replacement(0) = 2.0;
+  s.data.replacement(1) = 0.7;
+  std::string why;
+  const auto c = chain_from_scenario(s, why);
+  INFO(why);
+  REQUIRE(c);
+  CHECK(c->record_d == 0.0);
+  CHECK(c->record_dprime == 2.0);
+  CHECK(c->init_mean == 0.3);
+  const ChainLaws laws = evolve_pair(*c, {});
+  const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
+  // the 2-D laws: every batch pattern over the 4 steps (each with probability 1/16), axis 0
+  // from the pattern's maps, axis 1 from the data's 0.7 (the same maps for every pattern)
+  rdpaudit::estimate::GaussianMixture p, q;
+  p.dim = q.dim = 2;
+  double var = 0;
+  for (int mask = 0; mask < 16; ++mask) {
+    std::vector<AffineCase> sp, sq, other;
+    for (int t = 0; t < 4; ++t) {
+      const bool in = mask >> t & 1;
+      sp.push_back((in ? step_in(*c, false) : step_out(*c, false)).cases[0]);
+      sq.push_back((in ? step_in(*c, true) : step_out(*c, true)).cases[0]);
+      other.push_back(AffineCase{1.0, 1.0 - s.eta * s.lambda, s.eta * s.lambda * 0.7});
+    }
+    double m1 = 0.3, m2 = 0.3, m_other = 0.3;
+    for (int t = 0; t < 4; ++t) {
+      m1 = sp[t].slope * m1 + sp[t].shift;
+      m2 = sq[t].slope * m2 + sq[t].shift;
+      m_other = other[t].slope * m_other + other[t].shift;
+    }
+    double v1 = 0, unused = 0;
+    affine_gaussian(sp, s.step_std, unused, v1);
+    var = v1;
+    p.weights.push_back(1.0 / 16);
+    q.weights.push_back(1.0 / 16);
+    p.means.insert(p.means.end(), {m1, m_other});
+    q.means.insert(q.means.end(), {m2, m_other});
+  }
+  p.covariance = q.covariance = {var, 0.0, 0.0, var};
+  const auto truth_rows = rdpaudit::estimate::exact_renyi(p, q, {2, 4, 8, 16});
+  const double width = check_rows(rows, [&](double a, bool fwd) {
+    for (const auto& e : truth_rows) {
+      if (e.alpha == a &&
+          e.direction == (fwd ? rdpaudit::estimate::kForward : rdpaudit::estimate::kBackward))
+        return e.value;
+    }
+    return static_cast<double>(NAN);
+  });
+  INFO("widest relative bracket " << width);
+  CHECK(width < 1.2e-4);
 }

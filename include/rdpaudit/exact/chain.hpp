@@ -39,8 +39,10 @@ struct ChainSpec {
 };
 
 /// The chain of a scenario, or nullopt with `why` when the engine has no exact law for it
-/// (d > 1, the logistic loss, a crafted gradient that changes over the steps, other records
-/// that are not copies of one another).
+/// (the logistic loss, a crafted gradient that changes over the steps, other records that are
+/// not copies of one another; d > 1 unless the pair differs along one axis and nothing couples
+/// the axes: then the chain of that axis, the other coordinates having one law under D and
+/// D' independent of it, docs/exact-laws.md).
 std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why);
 
 struct EngineOptions {
@@ -49,6 +51,16 @@ struct EngineOptions {
   /// the law on each side (mass beyond is tracked, but the upper bound integrates over the
   /// grid only).
   double grid_sds = 40.0;
+  /// Unclamped chains whose cases share one slope at every step (every scheme of the linear
+  /// loss, and of the quadratic loss but Poisson's): theta_T is a Gaussian of a known variance
+  /// around a noise-free location law, evolved exactly as clusters of its atoms and sent
+  /// through one Gaussian step on a grid of cells_per_sd cells per sd of that Gaussian
+  /// (docs/exact-laws.md, "Location mixtures"). False: step by step on the grid.
+  bool location_mixture = true;
+  /// Location mixtures: atoms closer than this many cells (of the final grid) are merged into
+  /// one cluster (exact mass, mean and second moment; its hull's half-width enters the
+  /// remainders).
+  double cluster_cells = 0.25;
   RenyiOptions renyi;
 };
 

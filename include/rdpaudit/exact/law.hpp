@@ -33,6 +33,15 @@ struct PointMass {
   Bracket mass;
 };
 
+/// A piece of a law that is neither a grid cell nor a point: mass held within
+/// [centre - half_width, centre + half_width] (a cluster of the atoms of a noise-free
+/// location law, docs/exact-laws.md, "Location mixtures"), with brackets on its mass and on
+/// its first and second moments about `centre`. A source of the next step like a cell.
+struct Blob {
+  double centre = 0.0, half_width = 0.0;
+  Bracket mass, moment, second;
+};
+
 /// A (sub-)probability law on the line, as bounds (see the file comment).
 struct CellLaw {
   double lo = 0.0, hi = 1.0;  ///< the grid covers [lo, hi]
@@ -46,6 +55,9 @@ struct CellLaw {
   std::vector<double> moment_lo, moment_hi;  ///< per cell, first moment about the centre
   std::vector<double> second_lo, second_hi;  ///< per cell, second moment about the centre
   std::vector<PointMass> points;
+  /// Sources that are not cells (a law built by the location-mixture path); no step
+  /// produces them: propagate() sends them to the cells, atoms and outside mass.
+  std::vector<Blob> blobs;
   Bracket outside;  ///< unclamped: mass outside [lo, hi]
 
   double width() const { return (hi - lo) / cells; }
@@ -81,6 +93,12 @@ struct PropagateOptions {
   /// floor under the upper bounds that the far tails' lower bounds cannot match (an upper
   /// bound on R_alpha far above the truth at large alpha).
   double reach = 38.0;
+  /// A step from a law with a positive lower mass in every cell and atom may use a smaller
+  /// reach (whole sds, at least min_reach): the smallest whose floor is at most
+  /// floor_fraction of the least lower mass (law.cpp, step_reach). min_reach >= reach: always
+  /// `reach`.
+  double min_reach = 8.0;
+  double floor_fraction = 1e-12;
 };
 
 /// The law after one step (slopes must be positive: the maps are increasing).

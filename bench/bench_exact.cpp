@@ -1,0 +1,91 @@
+// Widths and times of the exact engine's R_alpha brackets on the cells of
+// experiments/blog_saturation.toml and experiments/paper_fig2.toml (docs/exact-laws.md,
+// section 6). One scenario per line: experiment, b or scheme, T, seconds (evolve + brackets),
+// and the worst width over alpha in {2, 4, 8, 10, 15, 16} and both directions, relative to the
+// lower end, or absolute where the lower end is below 1e-3.
+//   bench_exact blog 2 100          one blog cell (b = 2, T = 100)
+//   bench_exact fig2 sp 25          one Figure-2 cell (shuffle_partition, T = 25 steps)
+//   bench_exact fig2 swor 25        (sample_without_replacement)
+// Optional 4th and 5th arguments: cells per noise sd, cluster width in cells (default: the
+// engine's). Times are the process's CPU time (one core; the machine may be shared).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/exact/chain.hpp"
+
+using namespace rdpaudit::exact;
+using rdpaudit::config::BatchScheme;
+using rdpaudit::config::LossKind;
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: bench_exact blog|fig2 <b|sp|swor> <T> [cells_per_sd]\n");
+    return 2;
+  }
+  const std::string which = argv[1], variant = argv[2];
+  const long T = std::atol(argv[3]);
+  ChainSpec c;
+  if (which == "blog") {
+    c.loss = LossKind::kLinear;
+    c.eta = 0.04;
+    c.step_std = 0.04;  // eta * blog_sigma
+    c.clamp_lo = -1;
+    c.clamp_hi = 1;
+    c.record_d = 1;
+    c.record_dprime = -1;
+    c.n = 10;
+    c.batch = std::atoi(variant.c_str());
+    c.scheme = BatchScheme::kSampleWithoutReplacement;
+    c.steps_per_epoch = c.n / c.batch;
+  } else {
+    c.loss = LossKind::kQuadratic;
+    c.lambda = 1;
+    c.eta = 0.02;
+    c.step_std = std::sqrt(2 * 0.02 * 4.0);
+    c.record_d = 0;
+    c.record_dprime = 4;
+    c.n = 50;
+    c.batch = 2;
+    c.scheme =
+        variant == "sp" ? BatchScheme::kShufflePartition : BatchScheme::kSampleWithoutReplacement;
+    c.steps_per_epoch = 25;
+  }
+  c.steps = T;
+  EngineOptions o;
+  if (argc > 4) o.cells_per_sd = std::atoi(argv[4]);
+  if (argc > 5) o.cluster_cells = std::atof(argv[5]);
+  const std::clock_t c0 = std::clock();
+  const auto t0 = std::chrono::steady_clock::now();
+  const ChainLaws laws = evolve_pair(c, o);
+  const auto t1 = std::chrono::steady_clock::now();
+  const std::vector<double> alphas = {2, 4, 8, 10, 15, 16};
+  const auto rows = renyi_brackets(laws.d, laws.dprime, alphas, o.renyi);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  double worst = 0;
+  std::string worst_at;
+  for (const auto& r : rows) {
+    for (bool fwd : {true, false}) {
+      const Bracket b = fwd ? r.forward : r.backward;
+      const bool rel = b.lo >= 1e-3;
+      const double w = rel ? (b.hi - b.lo) / b.lo : (b.hi - b.lo) * 1e3;  // in units of target
+      std::printf("  alpha %4.1f %s [%.9g, %.9g] width %s %.3g\n", r.alpha, fwd ? "fwd" : "bwd",
+                  b.lo, b.hi, rel ? "rel" : "abs", rel ? w : (b.hi - b.lo));
+      if (w > worst) {
+        worst = w;
+        worst_at = std::to_string(r.alpha) + (fwd ? " fwd" : " bwd");
+      }
+    }
+  }
+  std::printf(
+      "%s %s T=%ld cells=%d cpu %.2fs (wall: evolve %.2fs brackets %.2fs) worst %.3g"
+      " (x target) at %s\n",
+      which.c_str(), variant.c_str(), T, laws.d.last.cells, cpu,
+      std::chrono::duration<double>(t1 - t0).count(),
+      std::chrono::duration<double>(t2 - t1).count(), worst * 1e3, worst_at.c_str());
+  return 0;
+}
