@@ -49,12 +49,9 @@ double grid_cells(const exact::ChainSpec& c, const exact::EngineOptions& o) {
 
 }  // namespace
 
-ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o) {
+ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, double limit) {
   ChainWork w;
-  const double cells = grid_cells(c, o);
   const double reach = 2.0 * o.renyi.propagate.reach * o.cells_per_sd;
-  w.cells = static_cast<long>(std::min(cells, 1e15));
-  w.width = static_cast<long>(std::min(cells, reach));
   for (bool dp : {false, true}) {
     const double in = static_cast<double>(exact::step_in(c, dp).cases.size());
     const double out = static_cast<double>(exact::step_out(c, dp).cases.size());
@@ -79,8 +76,22 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o) {
         break;
     }
   }
-  // the upper bound's density pass costs about one more step
-  w.work = (static_cast<double>(c.steps) + 1.0) * cells * std::min(cells, reach) * w.propagations;
+  const auto work_of = [&](double cells) {
+    w.cells = static_cast<long>(std::min(cells, 1e15));
+    w.width = static_cast<long>(std::min(cells, reach));
+    // the upper bound's density pass costs about one more step
+    w.work = (static_cast<double>(c.steps) + 1.0) * cells * std::min(cells, reach) * w.propagations;
+  };
+  if (!c.clamped()) {
+    // The grid's hull costs a pass over the steps; a grid of the noise's 2 grid_sds sds alone
+    // (every unclamped law is at least that wide after one step) may already be over the limit.
+    work_of(std::ceil(2.0 * o.grid_sds * o.cells_per_sd));
+    if (w.work > limit) {
+      w.at_least = true;
+      return w;
+    }
+  }
+  work_of(grid_cells(c, o));
   return w;
 }
 
@@ -94,12 +105,13 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
   }
   exact::EngineOptions options;
   options.cells_per_sd = s.estimate.exact_cells_per_sd;
-  const ChainWork w = chain_work(*chain, options);
+  const ChainWork w = chain_work(*chain, options, s.estimate.exact_max_work);
   if (!(w.work <= s.estimate.exact_max_work)) {
     out.how = fmt::format(
-        "none: work limit: the exact chain would cost {:.3g} (steps {} x cells {} x width {} x "
-        "cases {:g}) > estimate.exact_max_work = {:g}",
-        w.work, chain->steps, w.cells, w.width, w.propagations, s.estimate.exact_max_work);
+        "none: work limit: the exact chain would cost {}{:.3g} ((steps {} + 1) x cells {} x "
+        "width {} x cases {:g}) > estimate.exact_max_work = {:g}",
+        w.at_least ? "at least " : "", w.work, chain->steps, w.cells, w.width, w.propagations,
+        s.estimate.exact_max_work);
     return out;
   }
   const exact::ChainLaws laws = exact::evolve_pair(*chain, options);

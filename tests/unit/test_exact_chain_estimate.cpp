@@ -87,8 +87,8 @@ TEST_CASE("the exact chain's work limit: no value, the reason recorded", "[estim
   CHECK(s.estimate.exact_max_work == 1000);
   const auto e = estimate::estimate_scenario(s, {}, {}, spec.seed);
   CHECK(e.estimates.empty());
-  CHECK_THAT(e.mixture, Catch::Contains("work limit") &&
-                            Catch::Contains("estimate.exact_max_work = 1000"));
+  CHECK_THAT(e.mixture,
+             Catch::Contains("work limit") && Catch::Contains("estimate.exact_max_work = 1000"));
   // The estimate is the engine's cost in steps x cells x width x cases: 5 x cells^2 x 2 here.
   std::string why;
   const auto chain = exact::chain_from_scenario(s, why);
@@ -98,6 +98,12 @@ TEST_CASE("the exact chain's work limit: no value, the reason recorded", "[estim
   CHECK(w.width == std::min(w.cells, 76L * 40));
   CHECK(w.propagations == 2);
   CHECK(w.work == Approx(5.0 * static_cast<double>(w.cells) * static_cast<double>(w.width) * 2));
+  CHECK_FALSE(w.at_least);
+  // Over a small limit the grid's hull is not even computed: a lower bound says enough.
+  const estimate::ChainWork quick = estimate::chain_work(*chain, o, 1000);
+  CHECK(quick.at_least);
+  CHECK(quick.work > 1000);
+  CHECK(quick.work <= w.work);
 }
 
 TEST_CASE("estimate.exact_cells_per_sd and estimate.exact_max_work are validated",
@@ -114,8 +120,7 @@ TEST_CASE("estimate.exact_cells_per_sd and estimate.exact_max_work are validated
              Catch::Contains("estimate.exact_max_work = \"big\" (must be a number)"));
 }
 
-TEST_CASE("the verdict ladder on an exact-chain bracket: below, inside, above",
-          "[audit][exact]") {
+TEST_CASE("the verdict ladder on an exact-chain bracket: below, inside, above", "[audit][exact]") {
   // Bracket [0.9, 1.1] of the exact chain; the samples' certified lower bound 0.5.
   const auto cell = [](double bound, double p_holm) {
     Cell c;
@@ -173,12 +178,12 @@ TEST_CASE("the verdict ladder on an exact-chain bracket: below, inside, above",
 
 TEST_CASE("the audit takes the exact point from the quadrature, else from the exact chain",
           "[audit][exact]") {
-  const auto spec = config::parse_experiment(
-      kLinear +
-          "[bounds]\nalphas = [2]\naudit = [\"low\", \"high\"]\n"
-          "[[bounds.custom]]\nname = \"low\"\nformula = \"0.5 * alpha\"\n"
-          "[[bounds.custom]]\nname = \"high\"\nformula = \"2 * alpha\"\n",
-      "t.toml");
+  const auto spec =
+      config::parse_experiment(kLinear +
+                                   "[bounds]\nalphas = [2]\naudit = [\"low\", \"high\"]\n"
+                                   "[[bounds.custom]]\nname = \"low\"\nformula = \"0.5 * alpha\"\n"
+                                   "[[bounds.custom]]\nname = \"high\"\nformula = \"2 * alpha\"\n",
+                               "t.toml");
   const auto& s = spec.scenarios.front();
   const audit::BoundTable table = audit::audited_bounds(s);
   const auto row = [](const std::string& method, double lo, double hi) {
@@ -206,8 +211,8 @@ TEST_CASE("the audit takes the exact point from the quadrature, else from the ex
     CHECK(c.exact == Approx(1.6));
     CHECK(c.exact_method == "exact-chain");
     CHECK(c.estimate_method == "exact-chain");  // the preferred point estimate
-    CHECK(c.verdict == (r.bounds[c.bound].name == "low" ? Verdict::kViolatedExact
-                                                        : Verdict::kValidExact));
+    CHECK(c.verdict ==
+          (r.bounds[c.bound].name == "low" ? Verdict::kViolatedExact : Verdict::kValidExact));
   }
   CHECK_THAT(r.bounds[0].evidence, Catch::Contains("R_alpha (exact chain)"));
   // With a quadrature row too, the quadrature's value is the exact point.

@@ -2,6 +2,7 @@
 // (exact/chain.hpp, docs/exact-laws.md): "exact-chain" rows, within a work limit.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,15 @@ namespace rdpaudit::estimate {
 /// datasets (a shuffled partition evolves one chain per batch of the differing record; a
 /// fresh shuffle each epoch three propagations a step).
 struct ChainWork {
-  long cells = 0;         ///< grid cells
-  long width = 0;         ///< targets visited per source cell
+  long cells = 0;           ///< grid cells
+  long width = 0;           ///< targets visited per source cell
   double propagations = 0;  ///< affine cases propagated per step, both datasets
-  double work = 0;        ///< steps x cells x width x propagations
+  double work = 0;          ///< (steps + 1) x cells x width x propagations
+  /// `work` is a lower bound (already above the limit; the grid's hull was not computed).
+  bool at_least = false;
 };
-ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& options);
+ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& options,
+                     double limit = std::numeric_limits<double>::infinity());
 
 /// The result of trying the exact chain on a scenario: the rows (empty when it was not
 /// evolved) and the description stored as the scenario's exact law ("exact chain (h = s/40)",
