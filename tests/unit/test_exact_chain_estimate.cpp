@@ -39,6 +39,9 @@ step_std = 0.1
 methods = ["exact"]
 alphas = [2, 8]
 )";
+// The same on a coarser grid (a quarter of the work; tests/python/test_exact_chain.py runs
+// the default one).
+const std::string kLinearCoarse = kLinear + "exact_cells_per_sd = 20\n";
 
 double linear_truth(double alpha) {
   const double shift = 4 * 2 * 0.5 * 1.0 / 10;  // T eta (L - (-L)) / n
@@ -58,10 +61,10 @@ std::string error_of(const std::string& text) {
 
 TEST_CASE("exact-chain rows where no quadrature exists, their bracket holding the closed form",
           "[estimate][exact]") {
-  const auto spec = config::parse_experiment(kLinear, "t.toml");
+  const auto spec = config::parse_experiment(kLinearCoarse, "t.toml");
   const auto& s = spec.scenarios.at(0);
   const auto e = estimate::estimate_scenario(s, {}, {}, spec.seed);
-  CHECK_THAT(e.mixture, Catch::StartsWith("exact chain (h = s/40"));
+  CHECK_THAT(e.mixture, Catch::StartsWith("exact chain (h = s/20"));
   int rows = 0;
   for (const auto& x : e.estimates) {
     REQUIRE(x.method == "exact-chain");
