@@ -39,6 +39,9 @@ from rdpaudit import FormatError, load  # noqa: E402
 # Swept keys that can serve as the time axis, in order of preference, with axis labels.
 TIME_KEYS = (("training.epochs", "epochs K"), ("training.steps", "steps T"))
 EXACT_METHOD = "exact-quadrature"
+# Rows whose value is exact (drawn filled, listed first): the quadrature, the exact chain's
+# bracket midpoint (format 2.4).
+EXACT_METHODS = (EXACT_METHOD, "exact-chain")
 ESTIMATE_MARKERS = ("o", "s", "D", "v", "P", "X")  # one per estimate method, exact first
 MAX_HISTOGRAMS = 6
 BOTTOM = 0.04  # height (fraction of the panel) of values a log axis cannot show
@@ -190,7 +193,7 @@ def bound_styles(grid):
 
 
 def estimate_label(method):
-    return f"exact R_α ({method})" if method == EXACT_METHOD else f"estimated R_α ({method})"
+    return f"exact R_α ({method})" if method in EXACT_METHODS else f"estimated R_α ({method})"
 
 
 def at_bottom(values):
@@ -239,7 +242,7 @@ def draw_renyi(ax, grid, rows, xs, a, styles, methods):
         sel = (grid.estimate_method[rows, a] == method) & ~np.isnan(est)
         if sel.any():
             ax.plot(xs[sel], est[sel], ESTIMATE_MARKERS[m % len(ESTIMATE_MARKERS)],
-                    color="k", ms=4.5, mfc="white" if method != EXACT_METHOD else "k",
+                    color="k", ms=4.5, mfc="white" if method not in EXACT_METHODS else "k",
                     label=estimate_label(method))
     mark_violations(ax, grid, rows, xs, a, grid.bound[rows, :, a])
     return drawn or not np.all(np.isnan(est) & np.isnan(low))
@@ -314,7 +317,8 @@ def audit_figure(results, grid, layout, draw, ylabel, title, note, empty):
     the panel says `empty`."""
     styles = bound_styles(grid)
     methods = sorted({m for m in grid.estimate_method.ravel() if m},
-                     key=lambda m: (m != EXACT_METHOD, m))
+                     key=lambda m: (EXACT_METHODS.index(m) if m in EXACT_METHODS
+                                    else len(EXACT_METHODS), m))
     groups = list(layout.groups.items())
     nrows, ncols = len(grid.alphas), len(groups)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols, 2.9 * nrows + 0.9),

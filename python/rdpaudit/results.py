@@ -108,6 +108,9 @@ class AuditRow(NamedTuple):
     estimate: float      # the point estimate
     margin: float        # bound_value / lower on tested cells (inf when lower = 0), else NaN
     close: bool          # not rejected with margin < close_margin, or estimate above the bound
+    exact: float = float("nan")  # the exact value (quadrature, else the exact chain's midpoint)
+    exact_method: str = ""       # "exact-quadrature", "exact-chain", "exact-profile" (2.4), or ""
+    within_exact_bracket: bool = False  # the bound inside the exact bracket: the samples decided
 
 
 class Audit:
@@ -122,8 +125,9 @@ class Audit:
             (row of `bounds`), alpha, delta (an (eps, delta) claim's delta, alpha NaN; NaN
             for Renyi cells; absent in files without claims), direction, bound_value,
             estimate, estimate_method,
-            exact, exact_lower, exact_upper, lower, lower_method, p_method, p_value, p_holm,
-            verdict, tightness_estimate, tightness_lower, close, note
+            exact, exact_lower, exact_upper, exact_method and within_exact_bracket (since
+            2.4), lower, lower_method, p_method, p_value, p_holm, verdict,
+            tightness_estimate, tightness_lower, close, note
     Verdicts (docs/methods.md): "violated (exact)", "violated", "not rejected",
     "valid (exact)", "inconclusive", "not applicable".
     table() gives the cells as rows with named fields (AuditRow), the bound by name.
@@ -141,6 +145,9 @@ class Audit:
         names = self.bound_names
         nan = np.full(len(self), np.nan)
         delta = c.get("delta", nan)  # absent in files without claims
+        exact = c.get("exact", nan)
+        exact_method = c.get("exact_method", [""] * len(self))  # since 2.4
+        within = c.get("within_exact_bracket", np.zeros(len(self), dtype=int))  # since 2.4
 
         def sweep_point(i):
             return self._sweep_points[i] if 0 <= i < len(self._sweep_points) else "-"
@@ -151,7 +158,9 @@ class Audit:
                      delta=float(delta[i]), direction=int(c["direction"][i]),
                      verdict=str(c["verdict"][i]), bound_value=float(c["bound_value"][i]),
                      lower=float(c["lower"][i]), estimate=float(c["estimate"][i]),
-                     margin=float(c["tightness_lower"][i]), close=bool(c["close"][i]))
+                     margin=float(c["tightness_lower"][i]), close=bool(c["close"][i]),
+                     exact=float(exact[i]), exact_method=_text(exact_method[i]),
+                     within_exact_bracket=bool(within[i]))
             for i in range(len(self))
         ]
 

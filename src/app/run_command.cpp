@@ -14,6 +14,7 @@
 #include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/core/progress.hpp"
@@ -46,17 +47,24 @@ std::string summary(const estimate::ScenarioEstimates& e) {
     struct Column {
       std::string exact = "-", plug = "-", low = "-";
       double point = NAN, best_lower = 0.0;
+      int exact_preference = -1;  // of the row shown as exact: quadrature, chain, Rao-Blackwell
     } col[2];
+    const int plugin_preference =
+        config::row_kind(config::to_string(config::Row::kHistogramPlugin)).point_preference;
     for (const auto& x : e.estimates) {
       if (std::fabs(x.alpha - a) > 1e-9) continue;
       Column& c = col[x.direction == estimate::kForward ? 0 : 1];
       const std::string v = x.informative ? fmt::format("{:.4g}", x.value) : "n/i";
       const config::RowKind kind = config::row_kind(x.method);
-      if (kind.method == config::Method::kExact) {  // exact, or Rao-Blackwell marked ~
+      if (kind.method == config::Method::kExact &&
+          (c.exact_preference < 0 || kind.point_preference < c.exact_preference)) {
+        // exact (quadrature, else the exact chain), or Rao-Blackwell marked ~
         c.exact = (kind.role == config::MethodRole::kExact || !x.informative ? "" : "~") + v;
+        c.exact_preference = kind.point_preference;
         if (x.informative) c.point = x.value;
       }
-      if (kind.point_preference == 2 || kind.point_preference == 3) {  // identity or logistic
+      if (kind.method == config::Method::kHistogramPlugin &&
+          kind.point_preference <= plugin_preference + 1) {  // identity or logistic score
         c.plug = v;
         if (x.informative && std::isnan(c.point)) c.point = x.value;
       }

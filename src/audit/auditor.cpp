@@ -99,14 +99,17 @@ std::vector<Auditor::Point> renyi_points(const config::Scenario& s, const BoundT
           pt.estimate_upper = e->upper;
         }
       }
-      if (const auto* e =
-              find(est.estimates, config::to_string(config::Row::kExactQuadrature), alpha, d);
-          e && e->informative) {
+      // The exact value: the quadrature's, else the exact chain's bracket.
+      for (const config::Row row : {config::Row::kExactQuadrature, config::Row::kExactChain}) {
+        const auto* e = find(est.estimates, config::to_string(row), alpha, d);
+        if (!e || !e->informative) continue;
         pt.exact = e->value;
+        pt.exact_method = e->method;
         if (s.bounds.exact_verdicts) {
           pt.exact_lower = e->lower;
           pt.exact_upper = e->upper;
         }
+        break;
       }
       for (const auto& r : certs) {
         const auto* e = find(r.estimates, r.method, alpha, d);
@@ -131,6 +134,7 @@ std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimT
         if (pe.direction != d || k >= pe.epsilon_value.size()) continue;
         if (pe.method == "exact-profile") {
           pt.exact = pe.epsilon_value[k];
+          pt.exact_method = pe.method;
           pt.estimate_lower = pe.epsilon_lower[k];
           pt.estimate_upper = pe.epsilon_upper[k];
           if (s.bounds.exact_verdicts) {
@@ -230,6 +234,7 @@ void Auditor::add_table(const config::Scenario& s, const AuditTable& table,
         c.estimate_lower = pt.estimate_lower;
         c.estimate_upper = pt.estimate_upper;
         c.exact = pt.exact;
+        c.exact_method = pt.exact_method;
         c.exact_lower = pt.exact_lower;
         c.exact_upper = pt.exact_upper;
         if (std::isnan(c.bound_value)) {
@@ -345,8 +350,9 @@ AuditResult Auditor::finish() {
           "scenario {} ({}), {}: exact {} {:.6g} against bound "
           "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
           worst->scenario, sweep_points_[src], cell_text(*worst),
-          worst->is_claim() ? "eps(delta) (exact profile)" : "R_alpha (quadrature)", worst->exact,
-          worst->bound_value, worst->lower, worst->p_holm);
+          worst->is_claim() ? "eps(delta) (exact profile)"
+                            : fmt::format("R_alpha ({})", exact_source(*worst)),
+          worst->exact, worst->bound_value, worst->lower, worst->p_holm);
     } else {
       row.evidence = fmt::format(
           "scenario {} ({}), {}: lower confidence bound {:.4g} against bound {:.4g} "

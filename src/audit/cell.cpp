@@ -27,6 +27,12 @@ std::string cell_text(const Cell& c) {
                      c.direction == estimate::kForward ? "R(P||P')" : "R(P'||P)");
 }
 
+std::string exact_source(const Cell& c) {
+  if (c.exact_method == "exact-chain") return "exact chain";
+  if (c.exact_method == "exact-profile") return "exact profile";
+  return c.is_claim() ? "exact profile" : "quadrature";
+}
+
 std::string order_text(const Cell& c) {
   return c.is_claim() ? fmt::format("d={:g}", c.delta) : fmt::format("{:g}", c.alpha);
 }
@@ -186,7 +192,8 @@ void decide(Cell& c, double level) {
   // Rounding of both the bound and the quadrature: a relative 1e-9 is no evidence either way.
   const double tol = 1e-9 * std::fabs(c.bound_value);
   const std::string what = c.is_claim() ? "eps(delta)" : "R_alpha";
-  const std::string how = c.is_claim() ? "exact profile" : "quadrature";
+  const std::string how = exact_source(c);
+  c.within_exact_bracket = false;
   if (c.bound_value < 0.0) {
     c.verdict = Verdict::kViolatedExact;
     c.note = fmt::format("the bound is negative, and {} >= 0 always", what);
@@ -205,6 +212,11 @@ void decide(Cell& c, double level) {
           c.p_holm, what);
     } else if (c.exact_upper > c.bound_value) {
       c.note = "equal to the exact " + what + " within rounding";
+    } else if (c.exact_method == "exact-chain") {
+      c.note = fmt::format(
+          "the exact chain's upper end {:.6g} is at or below the bound (its trapezoidal error "
+          "estimated, not certified)",
+          c.exact_upper);
     } else {
       c.note.clear();
     }
@@ -223,6 +235,13 @@ void decide(Cell& c, double level) {
       c.note = fmt::format("close: bound / certified lower bound = {:.3g} < {:g}",
                            c.tightness_lower, kCloseMargin);
     }
+  }
+  // Neither end of the exact bracket decides: the samples did, and the note says so.
+  if (c.exact_lower <= c.bound_value + tol && !(c.exact_upper <= c.bound_value + tol)) {
+    c.within_exact_bracket = true;
+    const std::string within = fmt::format("within the exact bracket [{:.6g}, {:.6g}] ({})",
+                                           c.exact_lower, c.exact_upper, how);
+    c.note = c.note.empty() ? within : within + "; " + c.note;
   }
 }
 

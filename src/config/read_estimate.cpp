@@ -79,6 +79,16 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
       r.integer_in("estimate.patterns", 1, 1'000'000, "must be in [1, 10^6]").value_or(4096));
   e.bootstrap = static_cast<int>(
       r.integer_in("estimate.bootstrap", 0, 100'000, "must be in [0, 10^5]").value_or(200));
+  e.exact_cells_per_sd = static_cast<int>(
+      r.integer_in("estimate.exact_cells_per_sd", 4, 1000, "must be in [4, 1000]").value_or(40));
+  if (const auto work = r.number("estimate.exact_max_work")) {
+    if (!(*work >= 0 && *work <= 1e16)) {
+      r.fail("estimate.exact_max_work",
+             "must be in [0, 10^16] (steps x grid cells x kernel width x cases of the exact "
+             "chain; 0: never evolve it)");
+    }
+    e.exact_max_work = *work;
+  }
 }
 
 }  // namespace rdpaudit::config

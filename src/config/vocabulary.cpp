@@ -114,8 +114,9 @@ const std::vector<MethodInfo>& method_registry() {
 const std::vector<RowInfo>& row_registry() {
   static const std::vector<RowInfo> registry = {
       {Row::kExactQuadrature, "exact-quadrature", Method::kExact, MethodRole::kExact, 0},
-      {Row::kRaoBlackwell, "rao-blackwell", Method::kExact, MethodRole::kPoint, 1},
-      {Row::kHistogramPlugin, kHistogramPlugin, Method::kHistogramPlugin, MethodRole::kPoint, 2},
+      {Row::kExactChain, "exact-chain", Method::kExact, MethodRole::kExact, 1},
+      {Row::kRaoBlackwell, "rao-blackwell", Method::kExact, MethodRole::kPoint, 2},
+      {Row::kHistogramPlugin, kHistogramPlugin, Method::kHistogramPlugin, MethodRole::kPoint, 3},
       {Row::kRigorousCp, kRigorousCp, Method::kRigorousCp, MethodRole::kRigorous, -1},
       {Row::kRigorousBernstein, kRigorousBernstein, Method::kRigorousBernstein,
        MethodRole::kRigorous, -1},

@@ -2,6 +2,7 @@
 
 #include "rdpaudit/config/orders.hpp"
 #include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/estimate/exact_chain.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/rao_blackwell.hpp"
@@ -124,8 +125,9 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
   }
   std::string why;
   const auto mix = sim::quadratic_last_iterate_mixture(s, seed, spec.patterns, why);
+  bool exact = false;
   if (mix && s.dim <= 2) {
-    const bool exact = mix->d.exact && mix->dprime.exact;
+    exact = mix->d.exact && mix->dprime.exact;
     out.mixture = mix->dprime.how;
     const GaussianMixture law = to_gaussian_mixture(mix->d),
                           law_prime = to_gaussian_mixture(mix->dprime);
@@ -139,6 +141,17 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
     if (exact && s.profile.enabled) add_exact_profile(s, law, law_prime, out);
   } else {
     out.mixture = mix ? "none: quadrature is for d <= 2" : "none: " + why;
+  }
+  // No quadrature value: the 1-D law evolved step by step (exact/chain.hpp), within the work
+  // limit. Deterministic, so any rank that computes it gives the same numbers.
+  if (!exact) {
+    ChainEstimates chain = exact_chain_renyi(s, out.alphas);
+    out.estimates.insert(out.estimates.end(), chain.rows.begin(), chain.rows.end());
+    if (chain.rows.empty()) {
+      out.mixture += "; exact chain: " + chain.how;
+    } else {
+      out.mixture = chain.how + (mix && s.dim <= 2 ? "; Rao-Blackwell: " + out.mixture : "");
+    }
   }
   return out;
 }

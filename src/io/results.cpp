@@ -316,6 +316,10 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   reals("exact", [](const audit::Cell& x) { return x.exact; });
   reals("exact_lower", [](const audit::Cell& x) { return x.exact_lower; });
   reals("exact_upper", [](const audit::Cell& x) { return x.exact_upper; });
+  texts("exact_method", [](const audit::Cell& x) { return x.exact_method; });
+  const auto within =
+      column<int>(cells, [](const audit::Cell& x) { return x.within_exact_bracket ? 1 : 0; });
+  c.dataset("within_exact_bracket", within.data(), n);
   reals("lower", [](const audit::Cell& x) { return x.lower; });
   texts("lower_method", [](const audit::Cell& x) { return x.lower_method; });
   texts("p_method", [](const audit::Cell& x) { return x.p_method; });

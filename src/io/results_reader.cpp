@@ -100,7 +100,15 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
   // delta in (0, 1), alpha NaN.
   const auto delta =
       c.has("delta") ? c.read_doubles("delta") : std::vector<double>(scenario.size(), audit::kNaN);
-  require_rows("/audit/cells", scenario.size(), {{"delta", delta.size()}});
+  // The exact value's source and the bound inside its bracket (since 2.4).
+  const auto exact_method = c.has("exact_method") ? c.read_strings("exact_method")
+                                                  : std::vector<std::string>(scenario.size());
+  const auto within = c.has("within_exact_bracket") ? c.read_ints("within_exact_bracket")
+                                                    : std::vector<std::int64_t>(scenario.size(), 0);
+  require_rows("/audit/cells", scenario.size(),
+               {{"delta", delta.size()},
+                {"exact_method", exact_method.size()},
+                {"within_exact_bracket", within.size()}});
   require_rows("/audit/cells", scenario.size(),
                {{"bound", bound.size()},
                 {"alpha", alpha.size()},
@@ -148,6 +156,8 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
     x.exact = exact[i];
     x.exact_lower = exact_lower[i];
     x.exact_upper = exact_upper[i];
+    x.exact_method = exact_method[i];
+    x.within_exact_bracket = within[i] != 0;
     x.lower = lower[i];
     x.lower_method = lower_method[i];
     x.p_method = p_method[i];

@@ -103,6 +103,8 @@ projection_diameter = 2.0
 blog_sigma = 1.0
 [estimate]
 pilot = 20000
+# the exact chain's rows must agree across splits, not be fine: a coarse grid (1/16 the work)
+exact_cells_per_sd = 10
 """,
 }
 

@@ -60,6 +60,7 @@ class Auditor {
   struct Point {
     double estimate = kNaN, estimate_lower = kNaN, estimate_upper = kNaN;
     double exact = kNaN, exact_lower = kNaN, exact_upper = kNaN;
+    std::string exact_method;  ///< the row the exact value comes from
     std::string method;
     bool informative = true;  ///< some rigorous test is informative here
     std::string reason;       ///< why none is

@@ -11,15 +11,18 @@
 //
 // Samples can only ever show a bound violated; they cannot show it valid. So the verdicts
 // keep apart what is certain and what is statistical:
-//   violated (exact)  certain: the exact R_alpha's quadrature bracket lies above the bound
-//                     (quadratic loss), or the bound is negative (R_alpha >= 0 always);
+//   violated (exact)  certain: the exact R_alpha's bracket (quadrature, or the exact chain's
+//                     certified lower end) lies above the bound, or the bound is negative
+//                     (R_alpha >= 0 always);
 //   violated          statistical: Holm-adjusted p <= level;
 //   not rejected      tested, p above the level: the samples do not show a violation. Its
 //                     margin (bound / certified lower bound) says how much room was tested;
 //                     a margin below kCloseMargin (or a point estimate above the bound) is
 //                     flagged "close": more trajectories could change the answer;
-//   valid (exact)     certain: the exact value's bracket lies at or below the bound (or the
-//                     bound is +infinity);
+//   valid (exact)     the exact value's bracket lies at or below the bound (or the bound is
+//                     +infinity); certain for the quadrature, resting on the trapezoidal
+//                     error estimate of the exact chain's upper end (docs/methods.md);
+// A bound inside the exact bracket is decided by the samples, flagged within_exact_bracket.
 //   inconclusive      no rigorous method is informative at this order;
 //   not applicable    the bound's preconditions fail (with the reason).
 // Which cells are tested depends on the experiment file only, never on the data, as Holm's
@@ -83,12 +86,18 @@ struct Cell {
   /// pattern-sampling interval), else NaN: more trajectories cannot move it. Not stored in
   /// the results file; the sequential audit's stopping rule reads it (is_decided).
   double estimate_lower = kNaN, estimate_upper = kNaN;
-  double exact = kNaN;        ///< exact quadrature where available
-  double exact_lower = kNaN;  ///< lower end of the quadrature's numerical error bracket
+  double exact = kNaN;  ///< exact value where available (quadrature, else the exact chain)
+  /// The row it comes from: "exact-quadrature", "exact-chain" or "exact-profile"; empty
+  /// without an exact value.
+  std::string exact_method;
+  double exact_lower = kNaN;  ///< lower end of the exact value's bracket (NaN: not used)
   double exact_upper = kNaN;  ///< upper end of that bracket
-  double lower = 0.0;         ///< simultaneous rigorous lower bound (level / m per cell)
-  std::string lower_method;   ///< the method that gave `lower` (the largest over methods)
-  std::string p_method;       ///< the method with the smallest p-value
+  /// The bound lies inside the exact bracket (above its lower end, below its upper end): the
+  /// samples decided the cell, as without an exact value.
+  bool within_exact_bracket = false;
+  double lower = 0.0;        ///< simultaneous rigorous lower bound (level / m per cell)
+  std::string lower_method;  ///< the method that gave `lower` (the largest over methods)
+  std::string p_method;      ///< the method with the smallest p-value
   double p_value = 1.0;
   double p_holm = 1.0;
   bool tested = false;  ///< in the Holm family (applicable, finite bound)
@@ -98,6 +107,10 @@ struct Cell {
   bool close = false;             ///< not rejected by a small margin (see kCloseMargin)
   std::string note;
 };
+
+/// Where a cell's exact value comes from, in words: "quadrature", "exact chain", "exact
+/// profile" (from Cell::exact_method; "quadrature" when it is empty, as in files before 2.4).
+std::string exact_source(const Cell& c);
 
 /// The cell's order as a table shows it: "2", or "d=1e-05" for an (eps, delta) claim.
 std::string order_text(const Cell& c);

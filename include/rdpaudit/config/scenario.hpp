@@ -133,6 +133,12 @@ struct EstimateSpec {
   }
   int patterns = 4096;  ///< sampled batch schedules of the Rao-Blackwell mixture
   int bootstrap = 200;  ///< bootstrap replicates of the plug-in (diagnostic)
+  /// The exact chain's grid (estimate.exact_cells_per_sd): cells per noise sd s, h = s / this.
+  int exact_cells_per_sd = 40;
+  /// The exact chain's work limit (estimate.exact_max_work): steps x grid cells x kernel width
+  /// x cases, estimated before evolving; above it the scenario gets no exact-chain value (the
+  /// default is about 20 s of one core, docs/experiments.md).
+  double exact_max_work = 2e9;
 };
 
 /// A user's (eps, delta) claim ([[profile.claims]]): eps(delta) <= the claimed eps, in both

@@ -36,12 +36,14 @@ const SchemeInfo& scheme_info(BatchScheme scheme);
 
 /// The kinds of rows an estimate stores (Estimate::method, after any score prefix such as
 /// "logistic-ratio/"). The three count methods store one kind each; kExact stores quadrature
-/// rows (enumerated patterns) or Rao-Blackwell rows (sampled patterns).
+/// rows (enumerated patterns), exact-chain rows (the 1-D law evolved on a grid, exact/chain.hpp)
+/// or Rao-Blackwell rows (sampled patterns).
 enum class Row {
   kHistogramPlugin,
   kRigorousCp,
   kRigorousBernstein,
   kExactQuadrature,
+  kExactChain,
   kRaoBlackwell
 };
 
@@ -50,8 +52,8 @@ struct RowInfo {
   const char* name;  ///< as stored in the results file
   Method method;     ///< the method that writes it
   MethodRole role;
-  /// Among point estimates, lower is preferred (exact first, then Rao-Blackwell, then the
-  /// plug-ins); -1: not a point estimate.
+  /// Among point estimates, lower is preferred (quadrature, then the exact chain, then
+  /// Rao-Blackwell, then the plug-ins); -1: not a point estimate.
   int point_preference;
 };
 

@@ -49,7 +49,7 @@ enum class Method {
   kHistogramPlugin,    ///< "histogram-plugin": plug-in of fixed bins (point estimate)
   kRigorousCp,         ///< "rigorous-cp": partition + Clopper-Pearson (rigorous lower bound)
   kRigorousBernstein,  ///< "rigorous-bernstein": Hoelder + Bernstein (rigorous lower bound)
-  kExact,              ///< "exact": quadrature ("exact-quadrature") or Rao-Blackwell rows
+  kExact,  ///< "exact": quadrature ("exact-quadrature"), exact chain or Rao-Blackwell rows
 };
 
 /// What a method's rows are for.
@@ -65,8 +65,8 @@ struct MethodInfo {
 const std::vector<MethodInfo>& method_registry();
 
 /// The row kinds an estimate may carry (Estimate::method, after any score prefix such as
-/// "logistic-ratio/"), with the preference of the point estimates: exact first, then
-/// Rao-Blackwell, then plug-ins (identity score, logistic score, KDE score).
+/// "logistic-ratio/"), with the preference of the point estimates: quadrature first, then the
+/// exact chain, then Rao-Blackwell, then plug-ins (identity score, logistic score, KDE score).
 struct RowKind {
   Method method;
   MethodRole role;

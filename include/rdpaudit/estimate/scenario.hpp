@@ -3,7 +3,8 @@
 // pilot (select_scenario, between the pilot and the counted trajectories), and
 // estimate_scenario computes every estimate from the counts (both directions, every order),
 // plus the exact / Rao-Blackwell value where the last iterate is a Gaussian mixture
-// (quadratic loss, sim/mixture.hpp).
+// (quadratic loss, sim/mixture.hpp), else the exact chain's bracket of a 1-D last iterate
+// (estimate/exact_chain.hpp).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,9 @@ namespace rdpaudit::estimate {
 struct ScenarioEstimates {
   std::vector<double> alphas;
   std::vector<Estimate> estimates;
-  std::string mixture;   ///< how the exact mixture was obtained, or why there is none
+  /// The scenario's exact law: how the quadrature's mixture was obtained, or "exact chain
+  /// (h = s/40, N cells)" where the engine evolved the 1-D law, or why there is none.
+  std::string mixture;
   double seconds = 0.0;  ///< wall time of the estimation (after the last trajectory)
   /// The rigorous bounds' certificates (one per score), for the audit's p-values; not stored.
   std::vector<RigorousResult> rigorous;

@@ -18,7 +18,9 @@ inline constexpr const char* kFileType = "rdpaudit-results";
 inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and statistical apart
 // 1.1: estimates; 1.2: bounds/, /audit; 1.3: bernstein; 2.1: score cells; 2.2: generator;
 // 2.3: scenario groups padded to the width of the largest index, expect "valid_exact".
-inline constexpr int kFormatMinor = 3;
+// 2.4: exact-chain estimate rows, the scenario's exact law in estimates@mixture, the audit
+//      cells' exact_method and within_exact_bracket.
+inline constexpr int kFormatMinor = 4;
 
 /// The group of scenario `index` among `count` (/scenarios/<name>): zero-padded to the width
 /// of the largest index, at least 4 digits ("0007"; "00007" among more than 10^4 scenarios),

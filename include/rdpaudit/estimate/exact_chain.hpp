@@ -1,0 +1,44 @@
+// R_alpha brackets of a 1-D last iterate from the exact engine's evolved laws
+// (exact/chain.hpp, docs/exact-laws.md): "exact-chain" rows, within a work limit.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/exact/chain.hpp"
+
+namespace rdpaudit::estimate {
+
+/// What evolving a chain costs, estimated before evolving it: steps x grid cells x kernel
+/// width (targets visited per source) x affine cases propagated per step, summed over both
+/// datasets (a shuffled partition evolves one chain per batch of the differing record; a
+/// fresh shuffle each epoch three propagations a step).
+struct ChainWork {
+  long cells = 0;           ///< grid cells
+  long width = 0;           ///< targets visited per source cell
+  double propagations = 0;  ///< affine cases propagated per step, both datasets
+  double work = 0;          ///< (steps + 1) x cells x width x propagations
+  /// `work` is a lower bound (already above the limit; the grid's hull was not computed).
+  bool at_least = false;
+};
+ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& options,
+                     double limit = std::numeric_limits<double>::infinity());
+
+/// The result of trying the exact chain on a scenario: the rows (empty when it was not
+/// evolved) and the description stored as the scenario's exact law ("exact chain (h = s/40)",
+/// or "none: <why>").
+struct ChainEstimates {
+  std::vector<Estimate> rows;
+  std::string how;
+};
+
+/// Evolves the scenario's chain (when exact::chain_from_scenario gives one and its work is at
+/// most estimate.exact_max_work) and brackets R_alpha at `alphas` in both directions: value =
+/// the bracket's midpoint (its lower end when the upper is +infinity), lower / upper = the
+/// bracket (the lower end certified, the upper end's trapezoidal error estimated).
+ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<double>& alphas);
+
+}  // namespace rdpaudit::estimate

@@ -1,0 +1,141 @@
+#include "rdpaudit/estimate/exact_chain.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rdpaudit/config/traits.hpp"
+#include "rdpaudit/exact/renyi.hpp"
+
+namespace rdpaudit::estimate {
+
+namespace {
+
+using config::BatchScheme;
+
+// Grid cells as the engine chooses them: the projection interval, or (unclamped) the hull of
+// the means over every step of both datasets plus grid_sds sds of the widest law.
+double grid_cells(const exact::ChainSpec& c, const exact::EngineOptions& o) {
+  const double h = c.step_std / o.cells_per_sd;
+  if (c.clamped()) return std::max(1.0, std::ceil((c.clamp_hi - c.clamp_lo) / h));
+  std::vector<exact::AffineCase> every;
+  for (bool dp : {false, true}) {
+    for (const exact::Step& st :
+         {exact::step_in(c, dp), exact::step_out(c, dp), exact::step_sampled(c, dp)}) {
+      every.insert(every.end(), st.cases.begin(), st.cases.end());
+    }
+  }
+  double m_lo = c.init_mean, m_hi = c.init_mean, var = c.init_std * c.init_std;
+  double all_lo = m_lo - o.grid_sds * std::sqrt(var), all_hi = m_hi + o.grid_sds * std::sqrt(var);
+  for (long t = 0; t < c.steps; ++t) {
+    double nlo = std::numeric_limits<double>::infinity(), nhi = -nlo, amax = 0;
+    for (const exact::AffineCase& k : every) {
+      nlo = std::min(nlo, k.slope * m_lo + k.shift);
+      nhi = std::max(nhi, k.slope * m_hi + k.shift);
+      amax = std::max(amax, k.slope);
+    }
+    m_lo = nlo;
+    m_hi = nhi;
+    var = amax * amax * var + c.step_std * c.step_std;
+    all_lo = std::min(all_lo, m_lo - o.grid_sds * std::sqrt(var));
+    all_hi = std::max(all_hi, m_hi + o.grid_sds * std::sqrt(var));
+    // the cost is what matters: a grid past 10^9 cells is over any limit already
+    if ((all_hi - all_lo) / h > 1e9) break;
+  }
+  return std::max(1.0, std::ceil((all_hi - all_lo) / h));
+}
+
+}  // namespace
+
+ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, double limit) {
+  ChainWork w;
+  const double reach = 2.0 * o.renyi.propagate.reach * o.cells_per_sd;
+  for (bool dp : {false, true}) {
+    const double in = static_cast<double>(exact::step_in(c, dp).cases.size());
+    const double out = static_cast<double>(exact::step_out(c, dp).cases.size());
+    const double sampled = static_cast<double>(exact::step_sampled(c, dp).cases.size());
+    const double m = static_cast<double>(std::max(1L, c.steps_per_epoch));
+    switch (c.scheme) {
+      case BatchScheme::kFullBatch:
+        w.propagations += in;
+        break;
+      case BatchScheme::kFixedOrder:
+        w.propagations += std::max(in, out);
+        break;
+      case BatchScheme::kSampleWithoutReplacement:
+      case BatchScheme::kPoisson:
+        w.propagations += sampled;
+        break;
+      case BatchScheme::kShufflePartition:
+        w.propagations += (m + 1.0) * std::max(in, out);
+        break;
+      case BatchScheme::kShuffleEachEpoch:
+        w.propagations += in + 2.0 * out;
+        break;
+    }
+  }
+  const auto work_of = [&](double cells) {
+    w.cells = static_cast<long>(std::min(cells, 1e15));
+    w.width = static_cast<long>(std::min(cells, reach));
+    // the upper bound's density pass costs about one more step
+    w.work = (static_cast<double>(c.steps) + 1.0) * cells * std::min(cells, reach) * w.propagations;
+  };
+  if (!c.clamped()) {
+    // The grid's hull costs a pass over the steps; a grid of the noise's 2 grid_sds sds alone
+    // (every unclamped law is at least that wide after one step) may already be over the limit.
+    work_of(std::ceil(2.0 * o.grid_sds * o.cells_per_sd));
+    if (w.work > limit) {
+      w.at_least = true;
+      return w;
+    }
+  }
+  work_of(grid_cells(c, o));
+  return w;
+}
+
+ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<double>& alphas) {
+  ChainEstimates out;
+  std::string why;
+  const auto chain = exact::chain_from_scenario(s, why);
+  if (!chain) {
+    out.how = "none: " + why;
+    return out;
+  }
+  exact::EngineOptions options;
+  options.cells_per_sd = s.estimate.exact_cells_per_sd;
+  const ChainWork w = chain_work(*chain, options, s.estimate.exact_max_work);
+  if (!(w.work <= s.estimate.exact_max_work)) {
+    out.how = fmt::format(
+        "none: work limit: the exact chain would cost {}{:.3g} ((steps {} + 1) x cells {} x "
+        "width {} x cases {:g}) > estimate.exact_max_work = {:g}",
+        w.at_least ? "at least " : "", w.work, chain->steps, w.cells, w.width, w.propagations,
+        s.estimate.exact_max_work);
+    return out;
+  }
+  const exact::ChainLaws laws = exact::evolve_pair(*chain, options);
+  const auto rows = exact::renyi_brackets(laws.d, laws.dprime, alphas, options.renyi);
+  const std::string method = config::to_string(config::Row::kExactChain);
+  for (const exact::RenyiBracketRow& r : rows) {
+    for (int d : {kForward, kBackward}) {
+      const exact::Bracket& b = d == kForward ? r.forward : r.backward;
+      Estimate e;
+      e.alpha = r.alpha;
+      e.direction = d;
+      e.method = method;
+      e.lower = b.lo;
+      e.upper = std::max(b.hi, b.lo);
+      e.value = std::isfinite(e.upper) ? 0.5 * (e.lower + e.upper) : e.lower;
+      e.interval =
+          "exact chain bracket (lower certified; upper with the trapezoidal error estimated)";
+      e.informative = std::isfinite(e.lower);
+      if (!e.informative) e.reason = "the exact chain's lower bound is not finite";
+      out.rows.push_back(std::move(e));
+    }
+  }
+  out.how = fmt::format("exact chain (h = s/{}, {} cells)", options.cells_per_sd, w.cells);
+  return out;
+}
+
+}  // namespace rdpaudit::estimate
