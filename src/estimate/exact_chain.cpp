@@ -82,6 +82,19 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
     // the upper bound's density pass costs about one more step
     w.work = (static_cast<double>(c.steps) + 1.0) * cells * std::min(cells, reach) * w.propagations;
   };
+  if (exact::uses_location_mixture(c, o)) {
+    // Clusters (at most one per cluster_cells grid cells of the mean's hull) times cases per
+    // step, then one grid step of the final Gaussian and the density pass; the grid of the
+    // noise's sd overestimates the final grid, whose cells are of the last iterate's sd.
+    w.location = true;
+    const double cells = grid_cells(c, o);
+    const double clusters = std::ceil(cells / std::max(1e-3, o.cluster_cells));
+    w.cells = static_cast<long>(std::min(cells, 1e15));
+    w.width = static_cast<long>(std::min(cells, reach));
+    w.work = static_cast<double>(c.steps) * clusters * w.propagations +
+             2.0 * cells * std::min(cells, reach);
+    return w;
+  }
   if (!c.clamped()) {
     // The grid's hull costs a pass over the steps; a grid of the noise's 2 grid_sds sds alone
     // (every unclamped law is at least that wide after one step) may already be over the limit.
@@ -108,10 +121,10 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
   const ChainWork w = chain_work(*chain, options, s.estimate.exact_max_work);
   if (!(w.work <= s.estimate.exact_max_work)) {
     out.how = fmt::format(
-        "none: work limit: the exact chain would cost {}{:.3g} ((steps {} + 1) x cells {} x "
-        "width {} x cases {:g}) > estimate.exact_max_work = {:g}",
-        w.at_least ? "at least " : "", w.work, chain->steps, w.cells, w.width, w.propagations,
-        s.estimate.exact_max_work);
+        "none: work limit: the exact chain would cost {}{:.3g} ({}steps {}, cells {}, "
+        "width {}, cases {:g}) > estimate.exact_max_work = {:g}",
+        w.at_least ? "at least " : "", w.work, w.location ? "location mixture: " : "", chain->steps,
+        w.cells, w.width, w.propagations, s.estimate.exact_max_work);
     return out;
   }
   const exact::ChainLaws laws = exact::evolve_pair(*chain, options);
@@ -134,7 +147,9 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
       out.rows.push_back(std::move(e));
     }
   }
-  out.how = fmt::format("exact chain (h = s/{}, {} cells)", options.cells_per_sd, w.cells);
+  out.how = w.location
+                ? fmt::format("exact chain (location mixture, h = sd_T/{})", options.cells_per_sd)
+                : fmt::format("exact chain (h = s/{}, {} cells)", options.cells_per_sd, w.cells);
   return out;
 }
 

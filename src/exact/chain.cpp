@@ -469,6 +469,11 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
   return c;
 }
 
+bool uses_location_mixture(const ChainSpec& c, const EngineOptions& o) {
+  return !c.clamped() && o.location_mixture && scheme_slope(c, false) > 0 &&
+         scheme_slope(c, true) > 0;
+}
+
 ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
   if (c.steps < 1 || !(c.step_std > 0))
     throw InternalError("evolve_pair: steps >= 1, step_std > 0");

@@ -138,7 +138,7 @@ struct EstimateSpec {
   /// The exact chain's work limit (estimate.exact_max_work): steps x grid cells x kernel width
   /// x cases, estimated before evolving; above it the scenario gets no exact-chain value (the
   /// default is about 20 s of one core, docs/experiments.md).
-  double exact_max_work = 2e9;
+  double exact_max_work = 4e10;
 };
 
 /// A user's (eps, delta) claim ([[profile.claims]]): eps(delta) <= the claimed eps, in both

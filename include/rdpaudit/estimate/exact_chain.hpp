@@ -23,6 +23,9 @@ struct ChainWork {
   double work = 0;          ///< (steps + 1) x cells x width x propagations
   /// `work` is a lower bound (already above the limit; the grid's hull was not computed).
   bool at_least = false;
+  /// The engine takes the location-mixture path: work = steps x clusters x cases + 2 x cells
+  /// x width.
+  bool location = false;
 };
 ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& options,
                      double limit = std::numeric_limits<double>::infinity());

@@ -71,6 +71,11 @@ struct ChainLaws {
 /// The laws of theta_T under D and D' (steps >= 1).
 ChainLaws evolve_pair(const ChainSpec& chain, const EngineOptions& options = {});
 
+/// Whether evolve_pair takes the location-mixture path (unclamped, one slope for every case of
+/// every step under each dataset): its cost is then the clusters' evolution and one grid step,
+/// not one grid step per training step.
+bool uses_location_mixture(const ChainSpec& chain, const EngineOptions& options = {});
+
 /// One 1-D step's cases for a dataset (d_prime: D'), by whether the differing record is in the
 /// batch: `in` and `out` (fixed batch size b), or the sampled mixture of the scheme
 /// (sampling without replacement, Poisson).
