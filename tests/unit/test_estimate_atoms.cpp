@@ -83,7 +83,7 @@ TEST_CASE("merge keeping points: a resolved atom stays alone, sparse stretches j
   CHECK(h.group == std::vector<std::uint32_t>{0, 0, 1, 1});
 }
 
-TEST_CASE("plug-in: an atom at the end is a cell; a continuous tail left unreached is not",
+TEST_CASE("plug-in: an atom at the end is a cell, a continuous tail left unreached is not",
           "[estimate][atoms]") {
   // A two-cell-atom pair: P puts 30 % on the atom, P' 5 %; the rest identical and spread
   // over 20 cells. The atom holds the whole divergence.
