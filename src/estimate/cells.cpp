@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -113,9 +114,84 @@ std::vector<std::vector<double>> propose_edges(const SampleView& pilot_p, const 
     mean_sd(pilot_p, a, mp, sp);
     mean_sd(pilot_q, a, mq, sq);
     const double scale = options.scale > 0.0 ? options.scale : std::min(sp, sq);
-    edges.push_back(propose_edges_known(mp, sp, mq, sq, scale, counted_per_side, options));
+    std::vector<double> axis_p(pilot_p.rows), axis_q(pilot_q.rows);
+    for (std::size_t i = 0; i < pilot_p.rows; ++i) axis_p[i] = pilot_p.row(i)[a];
+    for (std::size_t i = 0; i < pilot_q.rows; ++i) axis_q[i] = pilot_q.row(i)[a];
+    edges.push_back(
+        with_point_cells(propose_edges_known(mp, sp, mq, sq, scale, counted_per_side, options),
+                         find_point_masses(axis_p, axis_q)));
   }
   return edges;
+}
+
+namespace {
+
+// Values this close are one point mass: the projection computes c + (x - c) r / |x - c|,
+// which lands within a rounding or two of the boundary.
+double point_tolerance(double v) {
+  return 8.0 * std::numeric_limits<double>::epsilon() * std::fabs(v);
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> find_point_masses(const std::vector<double>& pilot_p,
+                                                         const std::vector<double>& pilot_q,
+                                                         std::size_t min_repeats) {
+  if (min_repeats < 2)
+    throw InternalError("point_masses.min_repeats", std::to_string(min_repeats), "must be >= 2");
+  std::vector<double> v;
+  v.reserve(pilot_p.size() + pilot_q.size());
+  for (double x : pilot_p)
+    if (std::isfinite(x)) v.push_back(x);
+  for (double x : pilot_q)
+    if (std::isfinite(x)) v.push_back(x);
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<double, double>> out;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i + 1;
+    while (j < v.size() && v[j] - v[j - 1] <= point_tolerance(v[j - 1]) + point_tolerance(v[j]))
+      ++j;
+    if (j - i >= min_repeats) {
+      const double lo = v[i] - point_tolerance(v[i]);
+      const double hi = std::nextafter(v[j - 1] + point_tolerance(v[j - 1]),
+                                       std::numeric_limits<double>::infinity());
+      out.emplace_back(lo, hi);
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::vector<double> with_point_cells(std::vector<double> edges,
+                                     const std::vector<std::pair<double, double>>& points) {
+  if (points.empty()) return edges;
+  for (const auto& [lo, hi] : points) {
+    if (!(lo < hi) || !is_point_cell(lo, hi)) {
+      throw InternalError("point_cells", std::to_string(lo) + ", " + std::to_string(hi),
+                          "a point cell must be a non-empty interval of relative width <= " +
+                              std::to_string(kPointCellWidth));
+    }
+    edges.erase(std::remove_if(edges.begin(), edges.end(),
+                               [lo = lo, hi = hi](double e) { return e >= lo && e <= hi; }),
+                edges.end());
+    edges.push_back(lo);
+    edges.push_back(hi);
+  }
+  std::sort(edges.begin(), edges.end());
+  check_edges(edges, "point_cells.edges");
+  return edges;
+}
+
+bool is_point_cell(double lo, double hi) {
+  return hi - lo <= kPointCellWidth * std::max(std::fabs(lo), std::fabs(hi));
+}
+
+std::vector<std::size_t> point_cells_of(const std::vector<double>& edges) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 1; i < edges.size(); ++i) {
+    if (is_point_cell(edges[i - 1], edges[i])) out.push_back(i);  // cell i = [e_{i-1}, e_i)
+  }
+  return out;
 }
 
 Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& order,
@@ -159,6 +235,78 @@ Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& 
       for (std::size_t k = open_from; k < n; ++k)
         g.group[ord[k]] = static_cast<std::uint32_t>(g.groups - 1);
     }
+  }
+  return g;
+}
+
+Grouping merge_sparse_keeping_points(const CellCounts& counts,
+                                     const std::vector<std::size_t>& order, std::uint64_t min_count,
+                                     const std::vector<std::size_t>& point_cells,
+                                     std::uint64_t point_min_count) {
+  counts.check();
+  const std::size_t n = counts.size();
+  std::vector<char> resolved(n, 0);  // a point cell with point_min_count samples of each side
+  bool any = false;
+  for (std::size_t c : point_cells) {
+    if (c >= n) throw InternalError("merge.point_cells", std::to_string(c), "is not a cell");
+    if (counts.p[c] >= point_min_count && counts.q[c] >= point_min_count)
+      resolved[c] = 1, any = true;
+  }
+  if (!any) return merge_sparse(counts, order, min_count);
+  std::vector<std::size_t> ord = order;
+  if (ord.empty()) {
+    ord.resize(n);
+    std::iota(ord.begin(), ord.end(), std::size_t{0});
+  }
+  merge_sparse(counts, ord, min_count);  // validates the order
+  // Runs along the order: each resolved atom alone, the stretches between them.
+  struct Run {
+    std::vector<std::size_t> cells;
+    bool atom = false;
+  };
+  std::vector<Run> runs;
+  for (std::size_t c : ord) {
+    if (resolved[c]) {
+      runs.push_back(Run{{c}, true});
+    } else {
+      if (runs.empty() || runs.back().atom) runs.push_back(Run{{}, false});
+      runs.back().cells.push_back(c);
+    }
+  }
+  // A stretch too sparse for one group of its own joins the atom before it (else after it):
+  // every stretch has an atom beside it, since there is at least one atom.
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].atom) continue;
+    std::uint64_t sp = 0, sq = 0;
+    for (std::size_t c : runs[r].cells) sp += counts.p[c], sq += counts.q[c];
+    if (sp >= min_count && sq >= min_count) continue;
+    if (r > 0) {
+      auto& to = runs[r - 1].cells;
+      to.insert(to.end(), runs[r].cells.begin(), runs[r].cells.end());
+    } else {
+      auto& to = runs[r + 1].cells;
+      to.insert(to.begin(), runs[r].cells.begin(), runs[r].cells.end());
+    }
+    runs[r].cells.clear();
+  }
+  Grouping g;
+  g.group.assign(n, 0);
+  for (const Run& run : runs) {
+    if (run.cells.empty()) continue;
+    if (run.atom) {
+      for (std::size_t c : run.cells) g.group[c] = static_cast<std::uint32_t>(g.groups);
+      ++g.groups;
+      continue;
+    }
+    CellCounts sub;
+    for (std::size_t c : run.cells) {
+      sub.p.push_back(counts.p[c]);
+      sub.q.push_back(counts.q[c]);
+    }
+    const Grouping inner = merge_sparse(sub, {}, min_count);
+    for (std::size_t k = 0; k < run.cells.size(); ++k)
+      g.group[run.cells[k]] = static_cast<std::uint32_t>(g.groups + inner.group[k]);
+    g.groups += inner.groups;
   }
   return g;
 }

@@ -49,11 +49,31 @@ PluginPoint plugin_point(const CellCounts& merged, const std::vector<std::size_t
   return out;
 }
 
+// The groups of the first and the last cell along the order, less those whose samples all
+// sit in one point cell: an atom at the end of both samples (a projection's boundary, which
+// no iterate passes) is resolved by its own counts, and there is no tail beyond it that the
+// samples could fail to reach.
 std::vector<std::size_t> end_groups_of(const Grouping& grouping,
-                                       const std::vector<std::size_t>& order, std::size_t cells) {
+                                       const std::vector<std::size_t>& order,
+                                       const CellCounts& counts,
+                                       const std::vector<std::size_t>& point_cells) {
+  const std::size_t cells = counts.size();
   const std::size_t first = order.empty() ? 0 : order.front();
   const std::size_t last = order.empty() ? cells - 1 : order.back();
-  return {grouping.group[first], grouping.group[last]};
+  std::vector<std::size_t> ends{grouping.group[first], grouping.group[last]};
+  if (point_cells.empty()) return ends;
+  const auto only_an_atom = [&](std::size_t g) {
+    bool atom = false;
+    for (std::size_t c = 0; c < cells; ++c) {
+      if (grouping.group[c] != g || (counts.p[c] == 0 && counts.q[c] == 0)) continue;
+      if (atom || std::find(point_cells.begin(), point_cells.end(), c) == point_cells.end())
+        return false;  // samples outside the atom, or in a second cell
+      atom = true;
+    }
+    return atom;
+  };
+  ends.erase(std::remove_if(ends.begin(), ends.end(), only_an_atom), ends.end());
+  return ends;
 }
 
 CellCounts resample(const CellCounts& c, bool poisson, rng::Stream& stream) {
@@ -107,9 +127,14 @@ struct Merged {
   std::vector<std::size_t> ends;
 };
 
-Merged merge_for(const CellCounts& c, const std::vector<std::size_t>& order, std::uint64_t floor) {
-  const Grouping g = merge_sparse(c, order, floor);
-  return Merged{apply_grouping(c, g), end_groups_of(g, order, c.size())};
+// An atom keeps a group of its own from the base floor min_count on, not from the order's
+// floor m(a): that floor stops many sparse tail cells, each noisy, from making up the sum; an
+// atom is one cell whose weight is the law's, and the bias rule still judges its noise.
+Merged merge_for(const CellCounts& c, const std::vector<std::size_t>& order, std::uint64_t floor,
+                 const std::vector<std::size_t>& point_cells, std::uint64_t point_floor) {
+  const Grouping g =
+      merge_sparse_keeping_points(c, order, floor, point_cells, std::min(floor, point_floor));
+  return Merged{apply_grouping(c, g), end_groups_of(g, order, c, point_cells)};
 }
 
 }  // namespace
@@ -117,7 +142,8 @@ Merged merge_for(const CellCounts& c, const std::vector<std::size_t>& order, std
 std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vector<double>& alphas,
                                        const PluginOptions& options, rng::Stream* stream,
                                        const std::vector<std::size_t>& order,
-                                       const std::string& method) {
+                                       const std::string& method,
+                                       const std::vector<std::size_t>& point_cells) {
   counts.check("histogram_plugin.counts");
   check_alphas(alphas, "histogram_plugin.alphas");
   if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
@@ -145,7 +171,7 @@ std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vect
   for (std::size_t b = 0; b < reps; ++b) {
     const CellCounts rc = resample(counts, options.poisson_bootstrap, *stream);
     for (std::uint64_t f : distinct) {
-      const Merged rm = merge_for(rc, order, f);
+      const Merged rm = merge_for(rc, order, f, point_cells, options.min_count);
       for (std::size_t i = 0; i < na; ++i) {
         if (floors[i] != f) continue;
         for (int d : {kForward, kBackward}) {
@@ -164,7 +190,7 @@ std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vect
   Merged merged;
   for (std::size_t i = 0; i < na; ++i) {
     if (floors[i] != merged_floor) {
-      merged = merge_for(counts, order, floors[i]);
+      merged = merge_for(counts, order, floors[i], point_cells, options.min_count);
       merged_floor = floors[i];
     }
     for (int d : {kForward, kBackward}) {

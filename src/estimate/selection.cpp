@@ -124,7 +124,8 @@ CountResult run_histogram_plugin(const CountInputs& in) {
   const ScoreSelection& sel = in.selection;
   const CellCounts plugin_cells{coarsen(in.counts_p, sel.edges, sel.plugin_edges),
                                 coarsen(in.counts_q, sel.edges, sel.plugin_edges)};
-  return {histogram_plugin(plugin_cells, in.alphas, in.options.plugin, in.stream, {}, in.row_name),
+  return {histogram_plugin(plugin_cells, in.alphas, in.options.plugin, in.stream, {}, in.row_name,
+                           point_cells_of(sel.plugin_edges)),
           std::nullopt};
 }
 

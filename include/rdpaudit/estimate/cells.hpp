@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "rdpaudit/estimate/types.hpp"
@@ -48,7 +49,9 @@ struct BinningOptions {
 /// mean +- (sqrt(2 ln N) + 1) sd, the reach of N Gaussian-tailed samples: the tilted mass
 /// p^alpha q^(1-alpha) of an order alpha sits near alpha mu_P + (1 - alpha) mu_P' and is
 /// resolved where it falls inside this reach; beyond it no counted sample falls, so bins
-/// there would only stay empty (the overflow cells collect the rare exceptions).
+/// there would only stay empty (the overflow cells collect the rare exceptions). Point masses
+/// the pilot shows (find_point_masses) get a cell of their own (with_point_cells); a pilot of
+/// laws with densities changes nothing.
 std::vector<std::vector<double>> propose_edges(const SampleView& pilot_p, const SampleView& pilot_q,
                                                std::uint64_t counted_per_side,
                                                const BinningOptions& options = {});
@@ -57,6 +60,31 @@ std::vector<std::vector<double>> propose_edges(const SampleView& pilot_p, const 
 std::vector<double> propose_edges_known(double mean_p, double sd_p, double mean_q, double sd_q,
                                         double scale, std::uint64_t counted_per_side,
                                         const BinningOptions& options = {});
+
+/// Point masses of the laws seen in pilot values (1-D): a value that at least `min_repeats`
+/// of the pilot samples of P and P' together take, up to a few units in the last place (the
+/// projection's rescaling puts every iterate that leaves the domain on its boundary, give or
+/// take one rounding). A law with a density takes no value twice (with probability 1), so
+/// continuous laws find none. Returns [lo, hi) per point mass, sorted, each a few ulps wide
+/// around the values seen.
+std::vector<std::pair<double, double>> find_point_masses(const std::vector<double>& pilot_p,
+                                                         const std::vector<double>& pilot_q,
+                                                         std::size_t min_repeats = 8);
+
+/// `edges` with a cell of its own for each point mass (its [lo, hi) becomes a cell; edges
+/// inside it are dropped): the plug-in then sees the atom as one cell, not spread over a bin
+/// shared with the density next to it. Unchanged when `points` is empty.
+std::vector<double> with_point_cells(std::vector<double> edges,
+                                     const std::vector<std::pair<double, double>>& points);
+
+/// Whether cell [lo, hi) of a binning is a point cell (with_point_cells): at most
+/// kPointCellWidth relative to |lo|, |hi| wide. No regular bin is that narrow (bins are about a
+/// quarter of the laws' scale wide).
+inline constexpr double kPointCellWidth = 1e-10;
+bool is_point_cell(double lo, double hi);
+
+/// The point cells of a 1-D binning (indices into its edges.size() + 1 cells).
+std::vector<std::size_t> point_cells_of(const std::vector<double>& edges);
 
 /// A coarsening of cells into groups: cell i belongs to group[i] (groups are 0 .. groups-1).
 struct Grouping {
@@ -71,6 +99,17 @@ struct Grouping {
 /// would make a plug-in infinite. Throws InternalError for a bad order.
 Grouping merge_sparse(const CellCounts& counts, const std::vector<std::size_t>& order,
                       std::uint64_t min_count);
+
+/// merge_sparse that keeps each of `point_cells` holding at least `point_min_count` samples
+/// of P and of P' as a group of its own (an atom is resolved by its own counts; merging it
+/// with the density beside it would blur the largest likelihood ratio into a bin). The other
+/// cells are merged by merge_sparse (floor `min_count`) between those atoms; a stretch that
+/// cannot reach min_count on both sides joins a neighbouring atom's group. With no such atom
+/// it is merge_sparse itself.
+Grouping merge_sparse_keeping_points(const CellCounts& counts,
+                                     const std::vector<std::size_t>& order, std::uint64_t min_count,
+                                     const std::vector<std::size_t>& point_cells,
+                                     std::uint64_t point_min_count);
 
 /// Counts per group.
 CellCounts apply_grouping(const CellCounts& counts, const Grouping& grouping);

@@ -49,9 +49,14 @@ struct PluginOptions {
 /// percentile interval (each replicate is merged again), labelled diagnostic. `order` is the
 /// merge order (empty: cell index order, right for 1-D bins; see order_by_smoothed_ratio for
 /// 2-D). `stream` supplies the bootstrap draws (may be null when there are no replicates).
+/// `point_cells` are cells that hold one point mass each (cells.hpp, point_cells_of): one
+/// holding at least the order's merge floor of each side stays a group of its own, and one at
+/// an end of the samples is not taken for an unreached tail (max_edge_share looks at the
+/// outermost groups that are not such an atom).
 std::vector<Estimate> histogram_plugin(
     const CellCounts& counts, const std::vector<double>& alphas, const PluginOptions& options,
     rng::Stream* stream, const std::vector<std::size_t>& order = {},
-    const std::string& method = config::to_string(config::Row::kHistogramPlugin));
+    const std::string& method = config::to_string(config::Row::kHistogramPlugin),
+    const std::vector<std::size_t>& point_cells = {});
 
 }  // namespace rdpaudit::estimate
