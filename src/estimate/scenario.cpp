@@ -24,15 +24,15 @@ CountOptions count_options(const config::Scenario& s) {
   o.variational.confidence = spec.confidence;
   o.plugin.confidence = spec.confidence;
   o.plugin.bootstrap_replicates = static_cast<std::size_t>(spec.bootstrap);
-  o.run_plugin = spec.runs(config::Method::kHistogramPlugin);
-  o.run_partition = spec.runs(config::Method::kRigorousCp);
-  o.run_bernstein = spec.runs(config::Method::kRigorousBernstein);
+  for (const CountMethod& m : count_methods()) {
+    if (!spec.runs(m.method)) o.skipped.push_back(m.method);
+  }
   return o;
 }
 
 bool runs_sample_methods(const config::Scenario& s) {
   const CountOptions o = count_options(s);
-  return s.estimate.enabled && (o.run_plugin || o.run_partition || o.run_bernstein);
+  return s.estimate.enabled && o.skipped.size() < count_methods().size();
 }
 
 }  // namespace

@@ -149,11 +149,9 @@ const std::vector<CountMethod>& count_methods() {
   using config::Method;
   using config::Row;
   static const std::vector<CountMethod> table = {
-      {Method::kHistogramPlugin, Row::kHistogramPlugin, &CountOptions::run_plugin,
-       run_histogram_plugin},
-      {Method::kRigorousCp, Row::kRigorousCp, &CountOptions::run_partition, run_rigorous_cp},
-      {Method::kRigorousBernstein, Row::kRigorousBernstein, &CountOptions::run_bernstein,
-       run_rigorous_bernstein},
+      {Method::kHistogramPlugin, Row::kHistogramPlugin, run_histogram_plugin},
+      {Method::kRigorousCp, Row::kRigorousCp, run_rigorous_cp},
+      {Method::kRigorousBernstein, Row::kRigorousBernstein, run_rigorous_bernstein},
   };
   return table;
 }
@@ -187,7 +185,7 @@ std::vector<Estimate> estimate_from_counts(const ScoreSelection& selection,
 #pragma omp parallel for schedule(dynamic, 1)
   for (int i = 0; i < count; ++i) {
     const CountMethod& m = methods[i];
-    if (!(options.*m.enabled)) continue;
+    if (!options.runs(m.method)) continue;
     try {
       const std::string row_name = selection.prefix + config::to_string(m.row);
       results[i] = m.run({selection, counts_p, counts_q, fine, alphas, options, stream, row_name});

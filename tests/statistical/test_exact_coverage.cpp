@@ -219,7 +219,7 @@ blog_sigma = 1.0
   const auto points = estimate::point_cells_of(r.selection.plugin_edges);
   REQUIRE(points.size() == 2);  // -1 and +1
   estimate::CountOptions o;
-  o.run_partition = o.run_bernstein = false;
+  o.skipped = {config::Method::kRigorousCp, config::Method::kRigorousBernstein};
   o.plugin.bootstrap_replicates = 0;
   const auto rows = estimate::estimate_from_counts(r.selection, r.counts_p, r.counts_q, alphas, o,
                                                    nullptr, nullptr);
@@ -284,7 +284,7 @@ TEST_CASE("rigorous lower bounds cover the exact values of three non-Gaussian la
     for (int rep = 0; rep < reps; ++rep) {
       const Replication r = replicate(s, 1000 + static_cast<std::uint64_t>(rep), 20000, 20000);
       estimate::CountOptions o;
-      o.run_plugin = false;
+      o.skipped = {config::Method::kHistogramPlugin};
       const auto rows = estimate::estimate_from_counts(r.selection, r.counts_p, r.counts_q, alphas,
                                                        o, nullptr, nullptr);
       bool cp_ok = true, b_ok = true, cp_inf = false, b_inf = false;

@@ -19,6 +19,7 @@
 // and each interval is exact or distribution-free for the counted samples (docs/methods.md).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,7 +83,12 @@ struct CountOptions {
   PluginOptions plugin;
   RigorousOptions rigorous;
   VariationalOptions variational;
-  bool run_plugin = true, run_partition = true, run_bernstein = true;
+  /// The count methods not to run (estimate.methods leaves them out); every other row of
+  /// count_methods() runs.
+  std::vector<config::Method> skipped;
+  bool runs(config::Method m) const {
+    return std::find(skipped.begin(), skipped.end(), m) == skipped.end();
+  }
 };
 
 /// What a count method reads: one score's selection, the counts of P and P' in its cells, and
@@ -110,7 +116,6 @@ struct CountResult {
 struct CountMethod {
   config::Method method;
   config::Row row;
-  bool CountOptions::*enabled;
   CountResult (*run)(const CountInputs& in);
 };
 
