@@ -64,7 +64,8 @@ TEST_CASE("exact-chain rows where no quadrature exists, their bracket holding th
   const auto spec = config::parse_experiment(kLinearCoarse, "t.toml");
   const auto& s = spec.scenarios.at(0);
   const auto e = estimate::estimate_scenario(s, {}, {}, spec.seed);
-  CHECK_THAT(e.mixture, Catch::StartsWith("exact chain (h = s/20"));
+  // Unclamped, one slope per step: the engine evolves a location mixture.
+  CHECK_THAT(e.mixture, Catch::StartsWith("exact chain (location mixture, h = sd_T/20"));
   int rows = 0;
   for (const auto& x : e.estimates) {
     REQUIRE(x.method == "exact-chain");
@@ -92,12 +93,23 @@ TEST_CASE("the exact chain's work limit: no value, the reason recorded", "[estim
   CHECK(e.estimates.empty());
   CHECK_THAT(e.mixture,
              Catch::Contains("work limit") && Catch::Contains("estimate.exact_max_work = 1000"));
-  // The estimate is the engine's cost in steps x cells x width x cases: 5 x cells^2 x 2 here.
   std::string why;
   const auto chain = exact::chain_from_scenario(s, why);
   REQUIRE(chain);
+  // The engine's default path here is the location mixture: steps x clusters x cases, plus
+  // one grid step and the density pass.
   exact::EngineOptions o;
+  REQUIRE(exact::uses_location_mixture(*chain, o));
+  const estimate::ChainWork loc = estimate::chain_work(*chain, o);
+  CHECK(loc.location);
+  const double clusters = std::ceil(static_cast<double>(loc.cells) / o.cluster_cells);
+  CHECK(loc.work == Approx(4.0 * clusters * 2 +
+                           2.0 * static_cast<double>(loc.cells) * static_cast<double>(loc.width)));
+  // Step by step, the estimate is the cost in steps x cells x width x cases: 5 x cells^2 x 2.
+  o.location_mixture = false;
+  REQUIRE_FALSE(exact::uses_location_mixture(*chain, o));
   const estimate::ChainWork w = estimate::chain_work(*chain, o);
+  CHECK_FALSE(w.location);
   CHECK(w.width == std::min(w.cells, 76L * 40));
   CHECK(w.propagations == 2);
   CHECK(w.work == Approx(5.0 * static_cast<double>(w.cells) * static_cast<double>(w.width) * 2));
