@@ -15,36 +15,11 @@ namespace {
 
 using config::BatchScheme;
 
-// Grid cells as the engine chooses them: the projection interval, or (unclamped) the hull of
-// the means over every step of both datasets plus grid_sds sds of the widest law.
+// Grid cells as the engine chooses them (a grid past 10^9 cells is over any limit already).
 double grid_cells(const exact::ChainSpec& c, const exact::EngineOptions& o) {
-  const double h = c.step_std / o.cells_per_sd;
-  if (c.clamped()) return std::max(1.0, std::ceil((c.clamp_hi - c.clamp_lo) / h));
-  std::vector<exact::AffineCase> every;
-  for (bool dp : {false, true}) {
-    for (const exact::Step& st :
-         {exact::step_in(c, dp), exact::step_out(c, dp), exact::step_sampled(c, dp)}) {
-      every.insert(every.end(), st.cases.begin(), st.cases.end());
-    }
-  }
-  double m_lo = c.init_mean, m_hi = c.init_mean, var = c.init_std * c.init_std;
-  double all_lo = m_lo - o.grid_sds * std::sqrt(var), all_hi = m_hi + o.grid_sds * std::sqrt(var);
-  for (long t = 0; t < c.steps; ++t) {
-    double nlo = std::numeric_limits<double>::infinity(), nhi = -nlo, amax = 0;
-    for (const exact::AffineCase& k : every) {
-      nlo = std::min(nlo, k.slope * m_lo + k.shift);
-      nhi = std::max(nhi, k.slope * m_hi + k.shift);
-      amax = std::max(amax, k.slope);
-    }
-    m_lo = nlo;
-    m_hi = nhi;
-    var = amax * amax * var + c.step_std * c.step_std;
-    all_lo = std::min(all_lo, m_lo - o.grid_sds * std::sqrt(var));
-    all_hi = std::max(all_hi, m_hi + o.grid_sds * std::sqrt(var));
-    // the cost is what matters: a grid past 10^9 cells is over any limit already
-    if ((all_hi - all_lo) / h > 1e9) break;
-  }
-  return std::max(1.0, std::ceil((all_hi - all_lo) / h));
+  double lo = 0, hi = 0;
+  exact::grid_interval(c, o, lo, hi, 1e9);
+  return std::max(1.0, std::ceil((hi - lo) / (c.step_std / o.cells_per_sd)));
 }
 
 }  // namespace

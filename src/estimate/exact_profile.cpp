@@ -92,8 +92,7 @@ Pair make_pair_of(const GaussianMixture& p, const GaussianMixture& q,
   out.step = (out.hi - out.lo) / static_cast<double>(n - 1);
   out.log_ratio.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    out.log_ratio[i] =
-        out.log_ratio_at(i == 0 ? out.lo : out.lo + out.step * static_cast<double>(i));
+    out.log_ratio[i] = out.log_ratio_at(out.lo + out.step * static_cast<double>(i));
   }
   return out;
 }

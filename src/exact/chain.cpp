@@ -61,39 +61,9 @@ double log_binomial_pmf(int n, int k, double q) {
          (n - k) * std::log1p(-q);
 }
 
-/// The grid: the projection interval, or the hull of the means over every step of both
-/// datasets plus grid_sds sds of the widest law.
 void choose_grid(const ChainSpec& c, const EngineOptions& o, double& lo, double& hi, int& cells) {
-  const double h = c.step_std / o.cells_per_sd;
-  if (c.clamped()) {
-    lo = c.clamp_lo;
-    hi = c.clamp_hi;
-  } else {
-    double m_lo = c.init_mean, m_hi = c.init_mean, var = c.init_std * c.init_std;
-    double all_lo = m_lo - o.grid_sds * std::sqrt(var), all_hi = m_hi + o.grid_sds * std::sqrt(var);
-    std::vector<AffineCase> every;
-    for (bool dp : {false, true}) {
-      for (const Step& st : {step_in(c, dp), step_out(c, dp), step_sampled(c, dp)}) {
-        every.insert(every.end(), st.cases.begin(), st.cases.end());
-      }
-    }
-    for (long t = 0; t < c.steps; ++t) {
-      double nlo = std::numeric_limits<double>::infinity(), nhi = -nlo, amax = 0;
-      for (const AffineCase& k : every) {
-        nlo = std::min(nlo, k.slope * m_lo + k.shift);
-        nhi = std::max(nhi, k.slope * m_hi + k.shift);
-        amax = std::max(amax, k.slope);
-      }
-      m_lo = nlo;
-      m_hi = nhi;
-      var = amax * amax * var + c.step_std * c.step_std;
-      all_lo = std::min(all_lo, m_lo - o.grid_sds * std::sqrt(var));
-      all_hi = std::max(all_hi, m_hi + o.grid_sds * std::sqrt(var));
-    }
-    lo = all_lo;
-    hi = all_hi;
-  }
-  cells = std::max(1, static_cast<int>(std::ceil((hi - lo) / h)));
+  grid_interval(c, o, lo, hi);
+  cells = std::max(1, static_cast<int>(std::ceil((hi - lo) / (c.step_std / o.cells_per_sd))));
 }
 
 /// A cluster of atoms of a noise-free location law: their total mass, mean, sum of
@@ -467,6 +437,39 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     }
   }
   return c;
+}
+
+void grid_interval(const ChainSpec& c, const EngineOptions& o, double& lo, double& hi,
+                   double max_cells) {
+  if (c.clamped()) {
+    lo = c.clamp_lo;
+    hi = c.clamp_hi;
+    return;
+  }
+  const double h = c.step_std / o.cells_per_sd;
+  double m_lo = c.init_mean, m_hi = c.init_mean, var = c.init_std * c.init_std;
+  lo = m_lo - o.grid_sds * std::sqrt(var);
+  hi = m_hi + o.grid_sds * std::sqrt(var);
+  std::vector<AffineCase> every;
+  for (bool dp : {false, true}) {
+    for (const Step& st : {step_in(c, dp), step_out(c, dp), step_sampled(c, dp)}) {
+      every.insert(every.end(), st.cases.begin(), st.cases.end());
+    }
+  }
+  for (long t = 0; t < c.steps; ++t) {
+    double nlo = std::numeric_limits<double>::infinity(), nhi = -nlo, amax = 0;
+    for (const AffineCase& k : every) {
+      nlo = std::min(nlo, k.slope * m_lo + k.shift);
+      nhi = std::max(nhi, k.slope * m_hi + k.shift);
+      amax = std::max(amax, k.slope);
+    }
+    m_lo = nlo;
+    m_hi = nhi;
+    var = amax * amax * var + c.step_std * c.step_std;
+    lo = std::min(lo, m_lo - o.grid_sds * std::sqrt(var));
+    hi = std::max(hi, m_hi + o.grid_sds * std::sqrt(var));
+    if ((hi - lo) / h > max_cells) return;
+  }
 }
 
 bool uses_location_mixture(const ChainSpec& c, const EngineOptions& o) {

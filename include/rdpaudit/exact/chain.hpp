@@ -71,6 +71,12 @@ struct ChainLaws {
 /// The laws of theta_T under D and D' (steps >= 1).
 ChainLaws evolve_pair(const ChainSpec& chain, const EngineOptions& options = {});
 
+/// The grid evolve_pair lays out: the projection interval, or (unclamped) the hull of the means
+/// over every step of both datasets plus grid_sds sds of the widest law. The hull stops growing
+/// once it holds more than `max_cells` cells of s / cells_per_sd (for cost estimates).
+void grid_interval(const ChainSpec& chain, const EngineOptions& options, double& lo, double& hi,
+                   double max_cells = std::numeric_limits<double>::infinity());
+
 /// Whether evolve_pair takes the location-mixture path (unclamped, one slope for every case of
 /// every step under each dataset): its cost is then the clusters' evolution and one grid step,
 /// not one grid step per training step.
