@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "rdpaudit/config/tables.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -116,11 +117,16 @@ void read_crafted_gradient(Scenario& s, Reader& r) {
     }
     s.data.crafted_gradient =
         Eigen::Map<const Eigen::RowVectorXd>(g.data(), static_cast<Eigen::Index>(g.size()));
-    return;
+  } else {
+    s.data.crafted_formula = r.require_string(kFormulaKey, "a formula in t, k, T, d");
+    check_formula(s.data.crafted_formula, r);
+    s.data.crafted_gradient = evaluate_formula(s.data.crafted_formula, s, r);
   }
-  s.data.crafted_formula = r.require_string(kFormulaKey, "a formula in t, k, T, d");
-  check_formula(s.data.crafted_formula, r);
-  s.data.crafted_gradient = evaluate_formula(s.data.crafted_formula, s, r);
+  // model.clip_norm (linear loss): DP-SGD clips the record's gradient at every step.
+  if (std::isfinite(s.clip_norm)) {
+    for (Eigen::Index t = 0; t < s.data.crafted_gradient.rows(); ++t)
+      clip_to_norm(s.data.crafted_gradient.row(t), s.clip_norm);
+  }
 }
 
 }  // namespace rdpaudit::config

@@ -16,6 +16,12 @@ void require(bool ok, const char* key, double value, const char* expected) {
   if (!ok) throw InputError(key, fmt::format("{}", value), expected);
 }
 
+// model.clip_norm: the per-example clip C (+inf: none).
+void read_clip_norm(Scenario& s, Reader& r) {
+  s.clip_norm = r.number("model.clip_norm").value_or(kInf);
+  if (!(s.clip_norm > 0)) r.fail("model.clip_norm", "must be > 0");
+}
+
 // model.dim of a family whose records have the parameters' dimension.
 void read_dimension(Scenario& s, Reader& r) {
   const long d = r.integer("model.dim").value_or(1);
@@ -62,6 +68,9 @@ double lambda_contraction(const Scenario& s) {
 
 void read_linear(Scenario& s, Reader& r) {
   read_dimension(s, r);
+  // DP-SGD's per-example clip: every record's gradient g_i is clipped to norm C. The gradient
+  // does not depend on theta, so read_data (and read_crafted_gradient) clip the records once.
+  read_clip_norm(s, r);
 }
 
 double linear_pair_sensitivity(const Scenario& s, const Eigen::VectorXd& x) {
@@ -108,8 +117,7 @@ void read_logistic(Scenario& s, Reader& r) {
   if (!(s.lambda >= 0)) r.fail("model.lambda", "must be >= 0");
   s.feature_clip = r.number("model.feature_clip").value_or(kInf);
   if (!(s.feature_clip > 0)) r.fail("model.feature_clip", "must be > 0");
-  s.clip_norm = r.number("model.clip_norm").value_or(kInf);
-  if (!(s.clip_norm > 0)) r.fail("model.clip_norm", "must be > 0");
+  read_clip_norm(s, r);
 }
 
 double logistic_pair_sensitivity(const Scenario& s, const Eigen::VectorXd&) {
@@ -118,10 +126,15 @@ double logistic_pair_sensitivity(const Scenario& s, const Eigen::VectorXd&) {
 
 LossConstants logistic_constants(const LossDescription& loss) {
   const double D = loss.domain_diameter, Lf = loss.feature_clip;
-  require(Lf >= 0.0 && std::isfinite(Lf), "loss.feature_clip", Lf,
-          "must be >= 0 and finite for the logistic loss (Prop. 5.1 needs ||x|| <= L)");
+  // The keys as the experiment file names them: L_feat is model.feature_clip, C model.clip_norm.
+  if (std::isinf(Lf)) {
+    throw InputError(
+        "model.feature_clip is not set: the logistic loss is smooth (beta) only for bounded "
+        "features (Prop. 5.1 needs ||x|| <= L)");
+  }
+  require(Lf >= 0.0, "model.feature_clip", Lf, "must be >= 0");
   const double C = loss.grad_clip;
-  require(C >= 0.0, "loss.grad_clip", C, "must be >= 0 (+inf: no clipping)");
+  require(C >= 0.0, "model.clip_norm", C, "must be >= 0 (+inf: no clipping)");
   const double lip = std::sqrt(2.0 * (Lf * Lf + 1.0));      // Eq. (9)
   const double beta = (Lf * Lf + 1.0) / 2.0 + loss.lambda;  // Eq. (10) + regulariser
   const double S_g = std::isinf(C) ? 2.0 * lip : 2.0 * C;

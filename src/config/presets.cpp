@@ -40,18 +40,25 @@ NeighbouringPair quadratic_worst_case(const Scenario& s, Reader& r) {
 }
 
 // Linear loss <g_i, theta>: gradients g_i = 0 except g_i0 = +L e_1 in D and -L e_1 in D'
-// (each gradient has norm <= L, the replace-one change is 2L: the blog's worst case).
+// (each gradient has norm <= L, the replace-one change is 2L: the blog's worst case). With
+// data.adjacency = "add_remove", g'_i0 = 0: record i0 against its absence, DP-SGD's worst
+// case (the change is L). With model.clip_norm = C, L defaults to C: the record's gradient
+// at the clip.
 NeighbouringPair linear_worst_case(const Scenario& s, Reader& r) {
   NeighbouringPair p;
   p.preset = "linear_worst_case";
   const int n = read_n(r);
-  const double lip = r.require_number("data.lipschitz", "Lipschitz constant L > 0");
+  const bool clipped = std::isfinite(s.clip_norm);
+  const double lip =
+      clipped && !r.has("data.lipschitz")
+          ? s.clip_norm
+          : r.require_number("data.lipschitz", "Lipschitz constant L > 0 (or model.clip_norm)");
   if (!(lip > 0)) r.fail("data.lipschitz", "must be > 0");
   p.differing_index = read_differing_index(r, n);
   p.points = Eigen::MatrixXd::Zero(n, s.dim);
   p.points(p.differing_index, 0) = lip;
   p.replacement = Eigen::VectorXd::Zero(s.dim);
-  p.replacement(0) = -lip;
+  if (r.string("data.adjacency").value_or("") != "add_remove") p.replacement(0) = -lip;
   return p;
 }
 

@@ -64,14 +64,15 @@ void read_data(Scenario& s, Reader& r) {
       s.data.replacement_label = static_cast<int>(rl);
     }
   }
-  if (s.loss == LossKind::kLogistic && std::isfinite(s.feature_clip)) {
-    // Algorithm 2, feature clipping: x <- x / ||x|| * min(||x||, L).
-    auto clip = [&](auto&& x) {
-      const double norm = x.norm();
-      if (norm > s.feature_clip) x *= s.feature_clip / norm;
-    };
-    for (int i = 0; i < s.data.n(); ++i) clip(s.data.points.row(i));
-    clip(s.data.replacement);
+  // Algorithm 2, feature clipping (logistic): x <- x / ||x|| * min(||x||, L). DP-SGD's
+  // per-example clip (linear): the record is its gradient g, which does not depend on theta,
+  // so clipping it once here is clipping it at every step.
+  const double bound = s.loss == LossKind::kLogistic ? s.feature_clip
+                       : s.loss == LossKind::kLinear ? s.clip_norm
+                                                     : kInf;
+  if (std::isfinite(bound)) {
+    for (int i = 0; i < s.data.n(); ++i) clip_to_norm(s.data.points.row(i), bound);
+    clip_to_norm(s.data.replacement, bound);
   }
 }
 
@@ -93,12 +94,22 @@ void read_adjacency(Scenario& s, Reader& r) {
   s.data.adjacency = add_remove ? Adjacency::kAddRemove : Adjacency::kReplaceOne;
   if (!r.has("data.adjacency")) return;
   s.data.adjacency = pick_enum(r, "data.adjacency", adjacency_names(), "the neighbouring relation");
-  if (s.data.adjacency == Adjacency::kAddRemove && !add_remove) {
+  if (s.data.adjacency != Adjacency::kAddRemove || add_remove) return;
+  const char* instead =
+      "; DP-SGD's add/remove pair, a record whose clipped gradient has norm C against its "
+      "absence, is model.loss = \"linear\" with model.clip_norm = C and data.preset = "
+      "\"linear_worst_case\" or \"crafted_gradient\"";
+  if (s.loss == LossKind::kLogistic) {
     r.fail("data.adjacency",
-           "the pair replaces record i0 by one with a nonzero gradient, a replace_one pair; "
-           "add_remove needs x_i0 or x'_i0 to contribute no gradient (model.loss = \"linear\" "
-           "with a zero record)");
+           std::string("a logistic record always has a gradient, and the simulator cannot "
+                       "leave record i0 out of D' for this loss") +
+               instead);
   }
+  r.fail("data.adjacency",
+         std::string("both records of the pair have a gradient (record i0 is replaced, a "
+                     "replace_one pair); add_remove needs x_i0 or x'_i0 to contribute no "
+                     "gradient (model.loss = \"linear\" with a zero record)") +
+             instead);
 }
 
 }  // namespace rdpaudit::config

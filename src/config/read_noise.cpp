@@ -61,8 +61,9 @@ void read_noise(Scenario& s, Reader& r) {
       // Opacus / dp_accounting: noise std on the clipped-gradient sum / per-example clip norm.
       if (!std::isfinite(s.clip_norm)) {
         r.fail("noise.noise_multiplier",
-               "is relative to the per-example clip norm (as in Opacus and dp_accounting), and "
-               "only model.loss = \"logistic\" with model.clip_norm clips; otherwise give "
+               "is relative to the per-example clip norm C (as in Opacus and dp_accounting), "
+               "and model.clip_norm is not set: give model.clip_norm (model.loss = "
+               "\"logistic\" or \"linear\", the crafted preset included), or "
                "noise.paper_noise_multiplier (Algorithm 2's sigma_mul, relative to S_g/2 of "
                "this pair), noise.sigma or noise.step_std");
       }

@@ -48,7 +48,7 @@ TEST_CASE("logistic loss: Propositions 5.1 and 5.2", "[bounds][loss]") {
   d.grad_clip = kInf;  // no clipping: S_g = 2 sqrt(2 (L^2 + 1)) (Section F.4)
   CHECK_THAT(derive_loss_constants(d).S_g, WithinRel(2.0 * std::sqrt(4.0), 1e-15));
   d.feature_clip = kInf;
-  CHECK_THROWS_WITH(derive_loss_constants(d), Contains("loss.feature_clip"));
+  CHECK_THROWS_WITH(derive_loss_constants(d), Contains("model.feature_clip is not set"));
 }
 
 TEST_CASE("linear loss: convex, beta = 0, not strongly convex", "[bounds][loss]") {

@@ -317,6 +317,106 @@ TEST_CASE("noise.noise_multiplier is Opacus' and dp_accounting's z, relative to 
                  Catch::Contains("noise.paper_noise_multiplier"));
 }
 
+namespace {
+
+// DP-SGD's add/remove worst case in Opacus' terms: the linear loss with per-example clip C,
+// Poisson sampling, noise multiplier z. `data` is the [data] table's body.
+std::string opacus_file(const std::string& data, const std::string& model_extra = "") {
+  return R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "linear"
+dim = 2
+clip_norm = 0.5
+)" + model_extra +
+         R"(
+[data]
+)" + data +
+         R"(
+[training]
+scheme = "poisson"
+batch_size = 4
+eta = 0.1
+steps = 3
+[noise]
+noise_multiplier = 1.1
+)";
+}
+
+}  // namespace
+
+TEST_CASE("DP-SGD in Opacus' terms: model.clip_norm on the linear loss, add/remove presets",
+          "[config][noise][adjacency]") {
+  SECTION("linear_worst_case, add_remove: the record at the clip against its absence") {
+    const Scenario s =
+        parse_experiment(
+            opacus_file("preset = \"linear_worst_case\"\nn = 20\nadjacency = \"add_remove\""),
+            "t.toml")
+            .scenarios[0];
+    CHECK(s.data.adjacency == Adjacency::kAddRemove);
+    CHECK(s.data.points(0, 0) == 0.5);  // data.lipschitz defaults to C
+    CHECK(s.data.points.row(0).norm() == 0.5);
+    CHECK(s.data.replacement.isZero(0));
+    CHECK(s.sensitivity == 0.5);  // add/remove: one record's clipped gradient, C
+    // Opacus: N(0, (z C)^2) on the clipped sum, divided by the expected batch q n = 4.
+    CHECK(s.step_std == Approx(0.1 * 1.1 * 0.5 / 4).epsilon(1e-15));
+    CHECK(s.noise_multiplier == Approx(1.1).epsilon(1e-15));
+  }
+  SECTION("replace_one (the preset's default): +C against -C, S_g = 2C") {
+    const Scenario s =
+        parse_experiment(opacus_file("preset = \"linear_worst_case\"\nn = 20"), "t.toml")
+            .scenarios[0];
+    CHECK(s.data.adjacency == Adjacency::kReplaceOne);
+    CHECK(s.data.replacement(0) == -0.5);
+    CHECK(s.sensitivity == 1.0);
+  }
+  SECTION("records and crafted gradients above the clip are clipped, as DP-SGD clips them") {
+    const Scenario s = parse_experiment(opacus_file("preset = \"linear_worst_case\"\nn = 20\n"
+                                                    "lipschitz = 3.0"),
+                                        "t.toml")
+                           .scenarios[0];
+    CHECK(s.data.points(0, 0) == 0.5);
+    CHECK(s.data.replacement(0) == -0.5);
+    const Scenario explicit_points =
+        parse_experiment(opacus_file("points = [[0.0, 0.0], [3.0, 4.0], [0.0, 0.0], [0.0, 0.0]]"
+                                     "\ndiffering_index = 1\nreplacement = [0.0, 0.0]"),
+                         "t.toml")
+            .scenarios[0];
+    CHECK(explicit_points.data.points(1, 0) == Approx(0.3).epsilon(1e-15));
+    CHECK(explicit_points.data.points(1, 1) == Approx(0.4).epsilon(1e-15));
+    CHECK(explicit_points.data.adjacency == Adjacency::kAddRemove);
+    const Scenario crafted = parse_experiment(opacus_file("preset = \"crafted_gradient\"\nn = "
+                                                          "20\ngradient = [3.0, 4.0]"),
+                                              "t.toml")
+                                 .scenarios[0];
+    CHECK(crafted.data.crafted_gradient(0, 0) == Approx(0.3).epsilon(1e-15));
+    CHECK(crafted.data.crafted_gradient(0, 1) == Approx(0.4).epsilon(1e-15));
+    CHECK(crafted.sensitivity == Approx(0.5).epsilon(1e-15));
+    CHECK(crafted.data.adjacency == Adjacency::kAddRemove);
+    CHECK(crafted.step_std == Approx(0.1 * 1.1 * 0.5 / 4).epsilon(1e-15));
+  }
+  SECTION("without a clip there is no z, and add_remove needs a record that can be absent") {
+    std::string no_clip = opacus_file("preset = \"linear_worst_case\"\nn = 20\nlipschitz = 1.0");
+    no_clip.erase(no_clip.find("clip_norm = 0.5\n"), std::string("clip_norm = 0.5\n").size());
+    CHECK_THAT(error_of(no_clip), Catch::Contains("noise.noise_multiplier = 1.1") &&
+                                      Catch::Contains("model.clip_norm is not set"));
+    CHECK_THAT(error_of(opacus_file("points = [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]]"
+                                    "\ndiffering_index = 1\nreplacement = [1.0, 1.0]\n"
+                                    "adjacency = \"add_remove\"")),
+               Catch::Contains("data.adjacency = \"add_remove\"") &&
+                   Catch::Contains("both records of the pair have a gradient"));
+    // The quadratic loss has no per-example clip (its gradient depends on theta, unclipped).
+    CHECK_THAT(error_of(with("lambda", "lambda = 1.0\nclip_norm = 1.0")),
+               Catch::Contains("model.clip_norm = 1.0") && Catch::Contains("unknown key"));
+    std::string logistic = logistic_with_noise("noise_multiplier = 1.1");
+    logistic.insert(logistic.find("n = 20"), "adjacency = \"add_remove\"\n");
+    CHECK_THAT(error_of(logistic), Catch::Contains("data.adjacency = \"add_remove\"") &&
+                                       Catch::Contains("a logistic record always has a gradient"));
+  }
+}
+
 TEST_CASE("SHA-256 matches the FIPS 180-2 test vectors", "[core]") {
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

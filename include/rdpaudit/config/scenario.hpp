@@ -179,7 +179,10 @@ struct Scenario {
   int classes = 0;             ///< logistic only
   double lambda = 0;           ///< quadratic curvature / logistic L2 regularisation
   double feature_clip = kInf;  ///< logistic: ||x|| <= L (Algorithm 2 feature clipping)
-  double clip_norm = kInf;     ///< logistic: per-example clip S_g/2 of the unregularised gradient
+  /// model.clip_norm C: DP-SGD's per-example clip (logistic: of the unregularised gradient,
+  /// S_g/2 of the replace-one pair; linear: every record's g and a crafted g_t, clipped when
+  /// read); +inf: none. The noise multiplier z is relative to it.
+  double clip_norm = kInf;
 
   // --- training ---
   double eta = 0;

@@ -37,6 +37,14 @@ Enum pick_enum(Reader& r, const std::string& key, const NameTable<Enum>& options
 
 Eigen::VectorXd to_vector(const std::vector<double>& v);
 
+/// x <- x * min(1, bound / ||x||): feature clipping (logistic) and DP-SGD's per-example clip of
+/// a gradient that does not depend on theta (linear, crafted).
+template <class Vector>
+void clip_to_norm(Vector&& x, double bound) {
+  const double norm = x.norm();
+  if (norm > bound) x *= bound / norm;
+}
+
 /// A list of Renyi orders (bounds.alphas, estimate.alphas): each in (1, 10^4], at most 1000.
 std::optional<std::vector<double>> read_orders(Reader& r, const std::string& key);
 
