@@ -38,16 +38,24 @@ class Checks {
     }
     require(false, fmt::format("scheme {} is not covered: {}", config::to_string(p_.scheme), why));
   }
-  /// The source assumes each record's gradient is that of one loss at every step.
-  void one_loss() { require(p_.not_one_loss.empty(), p_.not_one_loss); }
+  /// The source assumes each record's gradient is that of one loss at every step, with the
+  /// constants (beta, L) it derives from that loss.
+  void one_loss() {
+    require(p_.not_one_loss.empty(), p_.not_one_loss);
+    require(p_.missing_constants.empty(), p_.missing_constants);
+  }
   void unconstrained() {
     require(std::isinf(p_.D),
             fmt::format("the iterates are projected onto a domain of diameter D = {}, but "
                         "Algorithm 1 is unconstrained (no projection)",
                         g(p_.D)));
   }
+  /// False when beta and L are unknown (Params::missing_constants; one_loss() gives the
+  /// reason): the checks that would read their stand-ins are skipped.
+  bool constants_known() const { return p_.missing_constants.empty(); }
   void strongly_convex_smooth() {
     require(p_.lambda > 0.0, "the loss is not strongly convex (lambda = 0)");
+    if (!constants_known()) return;
     require(p_.beta >= p_.lambda,
             fmt::format("beta = {} < lambda = {}: no loss is lambda-strongly convex and "
                         "beta-smooth",
@@ -55,6 +63,7 @@ class Checks {
   }
   /// eta < limit (strict) or eta <= limit; `limit_text` is the source's expression.
   void step(double limit, bool strict, const char* limit_text) {
+    if (!constants_known()) return;  // the limit is beta's
     const bool ok = strict ? p_.eta < limit : p_.eta <= limit;
     require(ok, fmt::format("step size eta = {} is not {} {} = {}", g(p_.eta),
                             strict ? "<" : "<=", limit_text, g(limit)));
@@ -224,12 +233,12 @@ std::optional<double> cor5_3(const Params& p, double a, Checks& c) {
   c.unconstrained();
   c.require(p.lambda > 0.0, "the loss is not strongly convex (lambda = 0)");
   c.two_batches();
-  if (std::isnan(p.feature_clip)) {
+  if (std::isnan(p.feature_clip)) {  // not the logistic loss
     c.require(false, "feature_clip (the feature norm bound L of Corollary 5.3) is not set");
-  } else {
+  } else if (std::isfinite(p.feature_clip)) {
     const double Lf = p.feature_clip;
     c.step(2.0 / ((Lf * Lf + 1.0) / 2.0 + 2.0 * p.lambda), true, "2/((L^2+1)/2 + 2 lambda)");
-  }
+  }  // +inf: no model.feature_clip, the reason one_loss() gives (Params::missing_constants)
   return when_ok(c, [&] { return ye_shokri::cor5_3(p, a); });
 }
 
@@ -251,7 +260,7 @@ void blog_checks(const Params& p, Checks& c) {
   c.require(std::isfinite(p.D),
             "the domain is unbounded (D = inf); the blog projects onto a "
             "closed convex set of finite diameter D");
-  c.require(std::isfinite(p.L),
+  c.require(std::isfinite(p.L) || !c.constants_known(),
             "no per-example gradient bound (L = inf); the blog needs every "
             "f_i to be L-Lipschitz");
   c.require(p.beta == 0.0 || p.eta <= 2.0 / p.beta,

@@ -25,9 +25,9 @@ struct Env {
          p.eta,
          alg1_sigma2(p),
          p.lambda,
-         p.beta,
+         p.missing_constants.empty() ? p.beta : kNaN,  // unknown: a formula naming it is NaN
          p.S_g,
-         p.L,
+         p.missing_constants.empty() ? p.L : kNaN,
          p.D,
          static_cast<double>(p.n),
          batch_normaliser(p),  // Poisson: q*n, whole or not
@@ -49,22 +49,32 @@ const std::array<const char*, kNumVars> kNames{
     "alpha", "eta", "sigma2", "lambda", "beta",      "S_g",        "L",        "D", "n", "b",
     "K",     "T",   "j0",     "q",      "sigma_mul", "blog_sigma", "step_std", "C", "z"};
 
-/// True when `expr` names C or z (as a whole identifier): a NaN it gives where the scenario
-/// has no clip is then explained by that.
-bool uses_clip(const std::string& expr) {
+/// True when `expr` names `name` as a whole identifier.
+bool uses(const std::string& expr, const std::string& name) {
   const auto ident = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
   };
-  for (std::size_t i = 0; i < expr.size(); ++i) {
-    if ((expr[i] == 'C' || expr[i] == 'z') && (i == 0 || !ident(expr[i - 1])) &&
-        (i + 1 == expr.size() || !ident(expr[i + 1])))
-      return true;
+  for (std::size_t i = expr.find(name); i != std::string::npos; i = expr.find(name, i + 1)) {
+    const std::size_t end = i + name.size();
+    if ((i == 0 || !ident(expr[i - 1])) && (end == expr.size() || !ident(expr[end]))) return true;
   }
   return false;
 }
 
 constexpr const char* kNoClip =
     "C and z are not defined: the scenario has no per-example clip (model.clip_norm)";
+
+/// Why a formula gave NaN or a condition failed: the names it uses that the scenario does not
+/// define (" (...)"), or "".
+std::string undefined_names(const Params& p, const std::string& expr) {
+  std::string why;
+  if (std::isnan(p.clip_norm) && (uses(expr, "C") || uses(expr, "z"))) why = kNoClip;
+  if (!p.missing_constants.empty() && (uses(expr, "beta") || uses(expr, "L"))) {
+    why += (why.empty() ? "beta and L are not defined: " : "; beta and L are not defined: ") +
+           p.missing_constants;
+  }
+  return why.empty() ? "" : " (" + why + ")";
+}
 
 /// Position of the first comma outside parentheses (-1 if none).
 int top_level_comma(const std::string& expr) {
@@ -165,11 +175,10 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
     // NaN (ln(-1), 0/0) is no more true than 0: the condition cannot be decided, so the
     // bound does not apply, as a formula that gives NaN.
     if (c == 0.0 || std::isnan(c)) {
-      const bool no_clip = std::isnan(p.clip_norm) && uses_clip(spec_.conditions[i]);
       out.not_applicable +=
           fmt::format("{}condition {} \"{}\" {}{}", out.not_applicable.empty() ? "" : "; ", i + 1,
                       spec_.conditions[i], std::isnan(c) ? "evaluates to NaN" : "is false",
-                      no_clip ? std::string(" (") + kNoClip + ")" : "");
+                      undefined_names(p, spec_.conditions[i]));
     }
   }
   if (!out.not_applicable.empty()) return out;
@@ -192,9 +201,7 @@ BoundValue CustomBound::evaluate(const Params& p, double alpha) const {
   const double v = run(spec_.name, "formula", spec_.formula, env);
   if (std::isnan(v)) {
     out.not_applicable = fmt::format("formula \"{}\" evaluates to NaN{}", spec_.formula,
-                                     std::isnan(p.clip_norm) && uses_clip(spec_.formula)
-                                         ? std::string(" (") + kNoClip + ")"
-                                         : "");
+                                     undefined_names(p, spec_.formula));
   } else {
     out.value = v;
   }

@@ -123,12 +123,28 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
       out.derivation += fmt::format("; S_g = {:.6g}: the sensitivity of this pair", s.sensitivity);
     }
   } catch (const InputError& e) {
-    // e.g. logistic regression without feature clipping: not smooth, no bound applies.
+    // The logistic loss without model.feature_clip: beta (and the Lipschitz constant the
+    // paper derives) are unknown, so the bounds that assume a loss are not applicable. The
+    // composition bounds need only the pair's sensitivity and the noise: with model.clip_norm
+    // it is 2C (replace-one, Proposition 5.2) or the pair's own, and they still apply.
     p.lambda = loss.lambda;
     p.beta = 0;
     p.S_g = s.sensitivity;
     p.L = kInf;
-    if (out.not_applicable.empty()) out.not_applicable = std::string("loss constants: ") + e.what();
+    const std::string reason = std::string("loss constants: ") + e.what();
+    if (std::isfinite(s.sensitivity)) {
+      p.missing_constants = reason;
+      out.derivation = fmt::format(
+          "{}; S_g = {:.6g}: the sensitivity of this pair{}", reason, s.sensitivity,
+          s.loss == config::LossKind::kLogistic ? " (2 model.clip_norm: the per-example clip C, "
+                                                  "Proposition 5.2)"
+                                                : "");
+    } else if (out.not_applicable.empty()) {
+      out.not_applicable = reason + "; and the pair's sensitivity S_g is not finite" +
+                           (s.loss == config::LossKind::kLogistic
+                                ? " (model.clip_norm, the per-example clip, is not set)"
+                                : "");
+    }
   }
   if (s.data.crafted) crafted_constants(s, p, out.derivation);
   const auto& o = s.bounds;

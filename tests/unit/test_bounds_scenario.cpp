@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/load.hpp"
 
@@ -190,4 +191,120 @@ TEST_CASE("a crafted record: a constant g is a convex 0-smooth loss, a varying o
     const auto constant = bounds::evaluate_scenario(projected, {2.0});
     CHECK(find(constant, "blog_thm1_saturation", 2.0).applicable());
   }
+}
+
+namespace {
+
+// The typical Opacus run on MNIST in its users' numbers (experiments/opacus_mnist.toml):
+// Poisson q = 256/60000, z = 1.1, C = 1, T = 3516, add/remove, the record at the clip.
+constexpr const char* kOpacus = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "linear"
+dim = 1
+clip_norm = 1.0
+[data]
+preset = "crafted_gradient"
+n = 60000
+gradient = [1.0]
+adjacency = "add_remove"
+[training]
+scheme = "poisson"
+batch_size = 256
+eta = 0.1
+steps = 3516
+[noise]
+noise_multiplier = 1.1
+)";
+
+// Logistic regression with the per-example clip C = 0.5 and no model.feature_clip.
+config::Scenario logistic_without_feature_clip(const std::string& model_extra) {
+  const std::string text = R"(
+[experiment]
+seed = 1
+trajectories = 100
+[model]
+loss = "logistic"
+features = 2
+lambda = 0.1
+)" + model_extra + R"(
+[data]
+preset = "logistic_synthetic"
+n = 20
+[training]
+scheme = "shuffle_partition"
+eta = 0.1
+batch_size = 4
+epochs = 2
+[noise]
+step_std = 0.05
+[[bounds.custom]]
+name = "uses_beta"
+formula = "alpha * beta"
+)";
+  return config::parse_experiment(text, "logistic.toml").scenarios.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("Opacus' numbers in, Opacus' epsilon out: z with C, add/remove, eps(1e-5) = 1.2813",
+          "[bounds][scenario][opacus]") {
+  const auto s = config::parse_experiment(kOpacus, "opacus.toml").scenarios.at(0);
+  const auto sb = bounds::bounds_of(s);
+  CHECK(sb.params.S_g == 1.0);  // add/remove: one record's clipped gradient, C
+  CHECK(sb.params.adjacency == config::Adjacency::kAddRemove);
+  CHECK_THAT(bounds::step_noise_ratio(sb.params), WithinRel(1.1, 1e-12));  // z itself
+  // T * RDP of the Poisson-subsampled Gaussian at alpha = 12: mpmath at 50 digits,
+  // sum_k C(12,k) (1-q)^(12-k) q^k e^((k^2-k)/(2 z^2)) (Mironov-Talwar-Zhang 2019, integer alpha).
+  const auto at12 = bounds::evaluate_scenario(sb, {12.0});
+  CHECK_THAT(*find(at12, "mtz19_poisson_composition", 12.0).value,
+             WithinRel(0.54758240991688461, 1e-9));
+  // Opacus (>= 1.0) and dp_accounting convert with Balle et al. 2020, Theorem 21:
+  // eps = rdp - (log delta + log alpha)/(alpha - 1) + log((alpha - 1)/alpha), over their
+  // orders 1.1 ... 10.9, 12 ... 63; both report 1.28130 at alpha = 12 (mpmath:
+  // 1.2813000161256392). Mironov 2017's conversion would say 1.5942.
+  std::vector<double> alphas, rdp;
+  for (int i = 11; i <= 109; ++i) alphas.push_back(i / 10.0);
+  for (int i = 12; i <= 63; ++i) alphas.push_back(i);
+  for (const auto& v : bounds::evaluate_scenario(sb, alphas)) {
+    if (v.name == "mtz19_poisson_composition") rdp.push_back(*v.value);
+  }
+  REQUIRE(rdp.size() == alphas.size());
+  const auto eps = bounds::epsilon_improved(alphas, rdp, 1e-5);
+  CHECK(eps.alpha == 12.0);
+  CHECK_THAT(eps.epsilon, WithinRel(1.2813000161256392, 1e-9));
+  CHECK_THAT(bounds::epsilon_mironov(alphas, rdp, 1e-5).epsilon, WithinRel(1.594211998, 1e-8));
+}
+
+TEST_CASE("the logistic loss without model.feature_clip: the composition bounds from S_g = 2C",
+          "[bounds][scenario][opacus]") {
+  const auto sb = bounds::bounds_of(logistic_without_feature_clip("clip_norm = 0.5"));
+  CHECK(sb.not_applicable.empty());
+  CHECK(sb.params.S_g == 1.0);  // replace-one: 2C (Proposition 5.2)
+  const auto values = bounds::evaluate_scenario(sb, {2.0});
+  // K = 2 uses of a Gaussian step with z = s / (eta S_g / b) = 0.05 / 0.025 = 2.
+  CHECK_THAT(*find(values, "gaussian_composition", 2.0).value, WithinRel(2 * 2.0 / 8.0, 1e-12));
+  // Every bound that assumes the loss's smoothness says which key would give it.
+  for (const char* name : {"ys_thm4.2_shuffle_partition", "ys_thm2.1_naive", "ys_cor5.3_logreg"}) {
+    const auto& v = find(values, name, 2.0);
+    CHECK_FALSE(v.applicable());
+    CHECK_THAT(v.not_applicable, Contains("model.feature_clip is not set"));
+    CHECK_THAT(v.not_applicable, !Contains("loss.feature_clip") && !Contains("step size"));
+  }
+  // A custom formula naming beta gets no stand-in value.
+  CHECK_THAT(find(values, "uses_beta", 2.0).not_applicable,
+             Contains("evaluates to NaN") && Contains("beta and L are not defined") &&
+                 Contains("model.feature_clip"));
+  // Neither clip: no sensitivity, no bound at all, and the reason names both keys.
+  const auto none = bounds::bounds_of(logistic_without_feature_clip(""));
+  CHECK_THAT(none.not_applicable,
+             Contains("model.feature_clip is not set") && Contains("model.clip_norm"));
+  // With the feature clip every constant is known (the committed logistic_cor53 setting).
+  const auto both =
+      bounds::bounds_of(logistic_without_feature_clip("clip_norm = 0.5\nfeature_clip = 1.0"));
+  CHECK(both.params.missing_constants.empty());
+  CHECK(find(bounds::evaluate_scenario(both, {2.0}), "ys_thm4.2_shuffle_partition", 2.0)
+            .applicable());
 }

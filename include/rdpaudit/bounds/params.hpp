@@ -92,6 +92,11 @@ struct Params {
   /// source assumes a loss l(theta; x) per record is then not applicable; the composition
   /// bounds, which need only a per-step gradient of norm <= S_g, still are.
   std::string not_one_loss;
+  /// Non-empty: the loss constants a source needs (beta, L) are unknown, and why, naming the
+  /// key that would give them (the logistic loss without model.feature_clip). Every bound that
+  /// assumes a loss is then not applicable; the composition bounds, which need only S_g and
+  /// the noise, still are. lambda and S_g are set; beta = 0 and L = +inf stand in.
+  std::string missing_constants;
 
   /// The per-example clip norm C where the scenario has one (model.clip_norm), else NaN: the
   /// C and z (= noise_multiplier_from_step_std) of custom formulas and accountants.
