@@ -46,4 +46,20 @@ endif()
 if(NOT out MATCHES "gaussian_composition,theorem,replace_one,4,0[.]0500000000000000[0-9]*,\"\",0[.]771264182165674[0-9]*,31,[^,]+,[0-9]+,3[.]39826781949[0-9]*e-09,40,")
   message(FATAL_ERROR "bounds --csv --delta --epsilon: gaussian_composition epsilon/delta not at full precision with their orders:\n${out}")
 endif()
+
+# The typical Opacus run on MNIST in its users' numbers (q = 256/60000, z = 1.1, C = 1,
+# T = 3516, add/remove): Opacus and dp_accounting report eps = 1.28130 at delta = 1e-5, order
+# 12 (their RDP accountant is mtz19_poisson_composition; their conversion Balle et al. 2020,
+# Theorem 21, is the column "eps improved"). mpmath: 1.2813000161256392; RDP at 12:
+# 0.54758240991688461. Mironov's conversion gives 1.594212 at the same order.
+execute_process(COMMAND ${CLI} bounds ${SOURCE}/experiments/opacus_mnist.toml --delta 1e-5
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "mtz19_poisson_composition[^\n]* 0[.]547582 [^\n]* 1[.]59421 @12 +1[.]2813 @12")
+  message(FATAL_ERROR "bounds opacus_mnist --delta 1e-5: no eps 1.2813 @12 (Opacus):\n${out}${err}")
+endif()
+execute_process(COMMAND ${CLI} bounds ${SOURCE}/experiments/opacus_mnist.toml --delta 1e-5 --csv
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "mtz19_poisson_composition,baseline,add_remove,12,0[.]54758240991[0-9]*,\"\",1[.]5942119[0-9]*,12,1[.]28130001[0-9]*,12")
+  message(FATAL_ERROR "bounds opacus_mnist --csv: eps_improved not 1.28130001 at order 12:\n${out}${err}")
+endif()
 message(STATUS "bounds CLI ok; bad formula: ${err}")
