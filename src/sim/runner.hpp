@@ -247,7 +247,8 @@ class TrajectoryRunner {
   /// table of every batch's sum by rank where there is one (subset_sums_). By_distinguished
   /// partitions with too many batches to cache (`positions`) form each step's batch sum from
   /// the distinguished records' positions (store_batch_by_positions). Poisson draws each
-  /// lane's batch every step. Sums are formed in the order add_gradient forms them,
+  /// lane's batch every step (by distinguished records: a mask and a count, summed by
+  /// PoissonSums). Sums are formed in the order add_gradient forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
