@@ -169,12 +169,12 @@ std::optional<std::vector<int>> distinguished_records(const double* x, const int
   return best;
 }
 
-BatchDraws::BatchDraws(const config::Scenario& s) : BatchDraws(s, false, {}) {}
+BatchDraws::BatchDraws(const config::Scenario& s) : BatchDraws(s, false, {}, false) {}
 
-BatchDraws::BatchDraws(const config::Scenario& s, std::vector<int> records)
-    : BatchDraws(s, scheme_traits(s.scheme).by_distinguished, std::move(records)) {}
+BatchDraws::BatchDraws(const config::Scenario& s, std::vector<int> records, bool others_inert)
+    : BatchDraws(s, scheme_traits(s.scheme).by_distinguished, std::move(records), others_inert) {}
 
-BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist)
+BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist, bool others_inert)
     : by_distinguished(by),
       distinguished(by ? std::move(dist) : std::vector<int>{}),
       shuffle(shuffle_bounds(s, by, static_cast<int>(distinguished.size()))),
@@ -195,6 +195,13 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
     } else {
       background.push_back(i);
     }
+  }
+  if (scheme_traits(s.scheme).poisson) {
+    // The background records are copies of one row: which of them join does not change the
+    // batch's multiset of rows, only how many, and that is Binomial(n - s, q) in law.
+    poisson.others = !others_inert;
+    poisson.count = boost::random::binomial_distribution<int, double>(
+        static_cast<int>(background.size()), std::min(s.sampling_rate, 1.0));
   }
   if (!scheme_traits(s.scheme).subset_each_step) return;
   // One byte, the first digit of U, per draw of kSelectionRun steps (a multiple of 8).
@@ -249,12 +256,18 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       inv_norm_(traits_.poisson ? 1.0 / (s.sampling_rate * s.n()) : 1.0 / s.batch_size),
       stream_(stream),
       fixed_order_(fixed),
-      order_(fixed),
       own_draws_(std::move(own)),
       draws_(shared != nullptr ? shared : own_draws_.get()),
       subset_keys_(draws_->subset_keys),
+      // By distinguished records, a draw needs at most kSubsetChunk keys or s positions, and
+      // order_ is filled only when asked for (build_order, poisson_batch): a schedule's size,
+      // and the cost of making one, do not grow with n.
       offsets_(static_cast<std::size_t>(
-          std::max({s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
+          draws_->by_distinguished
+              ? kSubsetChunk * (1 + kMaxDistinguished)
+              : std::max(
+                    {s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
+  if (!draws_->by_distinguished) order_ = fixed;
   if (traits_.subset_each_step) {
     subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
     if (draws_->by_distinguished) run_keys_.resize(kSelectionRun);
@@ -270,9 +283,13 @@ void BatchSchedule::restart() {
   std::fill(std::begin(at_record_), std::end(at_record_), 0);
   subset_step_ = kSubsetChunk;
   run_next_ = kSelectionRun;
-  order_.assign(fixed_order_.begin(), fixed_order_.end());  // keeps the capacity
-  if (traits_.shuffled_once) shuffle();                     // one partition for all epochs
-  if (traits_.poisson) order_.resize(n_);
+  // By distinguished records, order_ is only written before it is read (build_order, the
+  // Poisson batch): not reset, which would cost O(n) per trajectory.
+  if (!draws_->by_distinguished) {
+    order_.assign(fixed_order_.begin(), fixed_order_.end());  // keeps the capacity
+    if (traits_.poisson) order_.resize(n_);
+  }
+  if (traits_.shuffled_once) shuffle();  // one partition for all epochs
 }
 
 bool BatchSchedule::is_partition() const {
@@ -328,6 +345,7 @@ void BatchSchedule::place_distinguished() {
 void BatchSchedule::build_order() const {
   const int s = distinguished_count();
   const int* background = draws_->background.data();
+  if (order_.size() < static_cast<std::size_t>(n_)) order_.resize(static_cast<std::size_t>(n_));
   int* order = order_.data();
   int next = 0;  // next position to fill
   for (int k = 0; k <= s; ++k) {
@@ -361,6 +379,23 @@ void BatchSchedule::start_epochs(BatchSchedule* schedules, int count) {
     }
     order_by_rank_lanes(n, schedules[0].draws_->shuffle.size(), lanes, rank, out);
   }
+}
+
+const int* BatchSchedule::poisson_batch(int& count) {
+  int others = 0;
+  const std::uint32_t mask = next_poisson(others);
+  // The background records first, so that a batch's record sum, formed in this order, is the
+  // sum of `others` background rows and then the distinguished ones (the simulator's lanes
+  // form it so from a table of the former).
+  const std::vector<int>& background = draws_->background;
+  if (order_.size() < static_cast<std::size_t>(n_)) order_.resize(static_cast<std::size_t>(n_));
+  std::copy(background.begin(), background.begin() + others, order_.begin());
+  count = others;
+  const std::vector<int>& dist = draws_->distinguished;
+  for (std::size_t j = 0; j < dist.size(); ++j) {
+    if (mask >> j & 1) order_[static_cast<std::size_t>(count++)] = dist[j];
+  }
+  return order_.data();
 }
 
 std::uint64_t BatchSchedule::subset_ranks(int n, int b) {

@@ -60,4 +60,16 @@ inline bool sums_records(const config::Scenario& s) {
   return with_loss<1>(s, [](auto loss) { return decltype(loss)::kSumOfRecords; });
 }
 
+template <class Loss, class = void>
+struct IgnoresCount : std::false_type {};
+template <class Loss>
+struct IgnoresCount<Loss, std::void_t<decltype(Loss::kIgnoresCount)>>
+    : std::bool_constant<Loss::kIgnoresCount> {};
+
+/// Whether the gradient of the scenario's loss is the same for batches of any size with the
+/// same record sum (its functor's kIgnoresCount; false where it has none).
+inline bool gradient_ignores_count(const config::Scenario& s) {
+  return with_loss<1>(s, [](auto loss) { return IgnoresCount<decltype(loss)>::value; });
+}
+
 }  // namespace rdpaudit::sim::detail

@@ -1,6 +1,7 @@
 #include "records.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <utility>
 
 #include "loss_dispatch.hpp"
@@ -40,12 +41,51 @@ DatasetRecords records_of(const Scenario& s, bool prime) {
   return r;
 }
 
-BatchDraws draws_of(const Scenario& s, const DataView& data) {
-  if (sums_records(s) && data.crafted_index < 0) {
-    if (auto distinguished = distinguished_records(data.x, data.labels, data.n, data.p))
-      return BatchDraws(s, std::move(*distinguished));
+PoissonSums::PoissonSums(const BatchDraws& draws, const DataView& data, int d)
+    : draws_(&draws), x_(data.x) {
+  const std::vector<int>& dist = draws.distinguished;
+  for (std::size_t j = 0; j < dist.size(); ++j) {
+    if (dist[j] == data.crafted_index) crafted_bit_ = static_cast<int>(j);
   }
-  return BatchDraws(s);
+  if (draws.background.empty()) return;
+  background_ = data.x + static_cast<long>(draws.background.front()) * d;
+  if (std::all_of(background_, background_ + d, [](double v) { return v == 0.0; })) return;
+  const long rows = std::min<long>(static_cast<long>(draws.background.size()) + 1, kMaxRows / d);
+  table_.assign(static_cast<std::size_t>(rows * d), 0.0);
+  for (long k = 1; k < rows; ++k) {
+    for (int c = 0; c < d; ++c) {
+      table_[static_cast<std::size_t>(k * d + c)] =
+          table_[static_cast<std::size_t>((k - 1) * d + c)] + background_[c];
+    }
+  }
+}
+
+BatchDraws draws_of(const Scenario& s, const DataView& data) {
+  const bool poisson = scheme_traits(s.scheme).poisson;
+  if (!sums_records(s) || (data.crafted_index >= 0 && !poisson)) return BatchDraws(s);
+  auto distinguished = distinguished_records(data.x, data.labels, data.n, data.p);
+  if (!distinguished) return BatchDraws(s);
+  std::vector<int>& dist = *distinguished;
+  if (data.crafted_index >= 0) {
+    // Poisson: the crafted record's inclusion is drawn like a distinguished record's, so a
+    // batch says whether it holds it, whatever its row (zeros) copies.
+    const auto at = std::lower_bound(dist.begin(), dist.end(), data.crafted_index);
+    if (at == dist.end() || *at != data.crafted_index) {
+      if (dist.size() == static_cast<std::size_t>(kMaxDistinguished)) return BatchDraws(s);
+      dist.insert(at, data.crafted_index);
+    }
+  }
+  // Background rows of zeros add exactly nothing to a sum (0.0 + 0.0 = 0.0, and x + 0.0 = x
+  // but for x = -0.0, which no sum starting from 0.0 reaches): under a loss that ignores the
+  // batch's size their number changes no bit.
+  bool inert = false;
+  if (gradient_ignores_count(s) && static_cast<int>(dist.size()) < data.n) {
+    int row = 0;
+    while (std::binary_search(dist.begin(), dist.end(), row)) ++row;
+    const double* x = data.x + static_cast<long>(row) * data.p;
+    inert = std::all_of(x, x + data.p, [](double v) { return v == 0.0; });
+  }
+  return BatchDraws(s, std::move(dist), inert);
 }
 
 }  // namespace detail

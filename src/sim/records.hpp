@@ -2,6 +2,8 @@
 // Internal to src/sim/.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
@@ -16,6 +18,46 @@ struct DatasetRecords {
   std::vector<int> labels;
   std::vector<double> crafted;  ///< the crafted record's gradients of D, row-major
   DataView view;
+};
+
+/// By_distinguished Poisson (BatchDraws::Poisson): the record sum of the batch of `others`
+/// background records followed by the distinguished ones of `mask`, as sum_records forms it
+/// over BatchSchedule::next()'s indices, at O(1) in n: from a table of the sums of the first k
+/// background rows (0.0, then one row added at a time; up to kMaxRows doubles, the rows past
+/// it added one by one), none where those rows are zeros (every such sum is 0.0).
+class PoissonSums {
+ public:
+  static constexpr long kMaxRows = 32768;
+  PoissonSums() = default;
+  /// `draws` must outlive the object; d: the record width.
+  PoissonSums(const BatchDraws& draws, const DataView& data, int d);
+  /// Where the crafted record is among the distinguished ones (its mask bit); 0 if none.
+  int crafted_bit() const { return crafted_bit_; }
+  template <int D>
+  void sum(int others, std::uint32_t mask, double* out) const {
+    for (int c = 0; c < D; ++c) out[c] = 0.0;
+    if (!table_.empty() && others > 0) {
+      const long rows = static_cast<long>(table_.size()) / D;
+      const long k = std::min<long>(others, rows - 1);
+      for (int c = 0; c < D; ++c) out[c] = table_[static_cast<std::size_t>(k * D + c)];
+      for (long i = k; i < others; ++i) {
+        for (int c = 0; c < D; ++c) out[c] += background_[c];
+      }
+    }
+    const std::vector<int>& dist = draws_->distinguished;
+    for (std::size_t j = 0; j < dist.size(); ++j) {
+      if (!(mask >> j & 1)) continue;
+      const double* x = x_ + static_cast<long>(dist[j]) * D;
+      for (int c = 0; c < D; ++c) out[c] += x[c];
+    }
+  }
+
+ private:
+  const BatchDraws* draws_ = nullptr;
+  const double* x_ = nullptr;           ///< the records, d per row
+  const double* background_ = nullptr;  ///< the background row
+  std::vector<double> table_;           ///< row k: the sum of k background rows
+  int crafted_bit_ = 0;
 };
 
 /// The records of D (prime false) or D' (prime true).

@@ -70,6 +70,21 @@ class TrajectoryRunner {
             sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
         }
       }
+      if (scheme_traits(s.scheme).poisson && draws_.by_distinguished)
+        poisson_sums_ = PoissonSums(draws_, data_, Loss::d);
+      if (scheme_traits(s.scheme).partition && draws_.by_distinguished) {
+        // A batch of b background records, summed as sum_records sums it (every batch
+        // without a distinguished record).
+        background_batch_sum_.assign(Loss::d, 0.0);
+        background_zero_ = true;
+        if (!draws_.background.empty()) {
+          const double* row = data_.x + static_cast<long>(draws_.background.front()) * Loss::d;
+          for (int i = 0; i < s.batch_size; ++i) {
+            for (int k = 0; k < Loss::d; ++k) background_batch_sum_[k] += row[k];
+          }
+          background_zero_ = std::all_of(row, row + Loss::d, [](double v) { return v == 0.0; });
+        }
+      }
     }
   }
 
@@ -82,8 +97,8 @@ class TrajectoryRunner {
   /// Largest table of the record sums of every possible batch (doubles), see the constructor:
   /// 256 KB, about what stays in the L2 cache of one core.
   static constexpr std::uint64_t kMaxSubsetSums = 32768;
-  /// Largest batch whose sum refresh_distinguished forms from the positions (larger ones:
-  /// from batch_at()).
+  /// Largest batch whose records store_distinguished_batches lists on the stack (larger
+  /// ones: in a vector).
   static constexpr int kMaxBatchByPositions = 64;
   /// Steps of noise drawn ahead per lane (see draw_noise).
   static constexpr int kNoiseSteps = 32;
@@ -168,9 +183,11 @@ class TrajectoryRunner {
     const long m = batches.front().batches_per_epoch();
     if constexpr (Loss::kSumOfRecords) {
       const bool partition = batches.front().is_partition();
-      if (!watch && (!partition || m * d <= kMaxCachedSums)) {
+      if (!watch && (!partition || m * d <= kMaxCachedSums || draws_.by_distinguished)) {
         // One instantiation per way of forming the batch, so each loop holds only its own.
-        if (partition) {
+        if (partition && m * d > kMaxCachedSums) {
+          run_by_sums<kPositions>(lanes, batches, noise, theta);
+        } else if (partition) {
           run_by_sums<kPartition>(lanes, batches, noise, theta);
         } else if (batches.front().samples_without_replacement()) {
           run_by_sums<kSubset>(lanes, batches, noise, theta);
@@ -227,16 +244,20 @@ class TrajectoryRunner {
   /// sums of each lane are computed once per partition (cached: `partition`; the lanes'
   /// reshuffles drawn together, BatchSchedule::start_epochs). Sampling without replacement
   /// (`subset`) fills the sums of the next kNoiseSteps steps of every lane at once, from the
-  /// table of every batch's sum by rank where there is one (subset_sums_). Poisson draws
-  /// each lane's batch every step. Sums are formed in the order add_gradient forms them,
+  /// table of every batch's sum by rank where there is one (subset_sums_). By_distinguished
+  /// partitions with too many batches to cache (`positions`) form each step's batch sum from
+  /// the distinguished records' positions (store_batch_by_positions). Poisson draws each
+  /// lane's batch every step (by distinguished records: a mask and a count, summed by
+  /// PoissonSums). Sums are formed in the order add_gradient forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
-  enum BatchForm { kPartition, kSubset, kPerStep };
+  enum BatchForm { kPartition, kPositions, kSubset, kPerStep };
   template <BatchForm kForm>
   void run_by_sums(int lanes, std::vector<BatchSchedule>& batches, std::vector<rng::Stream>& noise,
                    double (*theta)[Loss::d]) const {
     constexpr bool partition = kForm == kPartition, subset = kForm == kSubset;
+    constexpr bool positions = kForm == kPositions;
     constexpr int d = Loss::d;
     // Cached batch sums per lane: an epoch's (partition), the next kNoiseSteps steps' (subset)
     // or this step's (per step).
@@ -245,7 +266,7 @@ class TrajectoryRunner {
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
     alignas(64) double z[kNoiseSteps * d][kLanes] = {};
-    constexpr bool fixed_size = partition || subset;
+    constexpr bool fixed_size = partition || subset || positions;
     int size[kLanes] = {};  // records in each lane's batch of this step
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
@@ -262,6 +283,8 @@ class TrajectoryRunner {
     };
     const bool one_batch = draws_.by_distinguished && draws_.subset_keys == 1;
     long pos = 0;  // position in the epoch, the same for every lane (partition schemes)
+    long j = 0;    // the same, for `positions` (whose one cached sum is at pos = 0)
+    const long per_epoch = batches.front().batches_per_epoch();
     for (long t = 0; t < s_.steps; ++t) {
       const int c = static_cast<int>(t % kNoiseSteps);
       if (c == 0) draw_noise(noise, lanes, t, z);
@@ -286,13 +309,43 @@ class TrajectoryRunner {
           }
         }
         pos = c;
+      } else if constexpr (positions) {
+        if (j == 0) BatchSchedule::start_epochs(batches.data(), lanes);
+        for (int w = 0; w < lanes; ++w) store_batch_by_positions(batches[w], w, j, sums.data());
+        if (++j == per_epoch) j = 0;
       } else if constexpr (!partition) {
-        for (int w = 0; w < lanes; ++w) {
-          const int* idx = batches[w].next(size[w]);
-          store_sum(0, w, idx, size[w]);
+        if (draws_.by_distinguished) {  // Poisson: O(1) in the number of records
+          for (int w = 0; w < lanes; ++w) {
+            int others = 0;
+            const std::uint32_t mask = batches[w].next_poisson(others);
+            size[w] = others + __builtin_popcount(mask);
+            if (crafted)
+              holds[static_cast<std::size_t>(w)] =
+                  static_cast<int>(mask >> poisson_sums_.crafted_bit() & 1);
+            double sum[d];
+            poisson_sums_.sum<d>(others, mask, sum);
+            for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>(k * kLanes + w)] = sum[k];
+          }
+        } else {
+          for (int w = 0; w < lanes; ++w) {
+            const int* idx = batches[w].next(size[w]);
+            store_sum(0, w, idx, size[w]);
+          }
         }
       } else if (pos == 0 && t > 0 && draws_.by_distinguished) {
         for (int w = 0; w < lanes; ++w) refresh_distinguished(batches[w], w, store_sum);
+      } else if (pos == 0 && draws_.by_distinguished) {
+        // The first partition: every batch without a distinguished record holds b copies of
+        // the background row, whose sum is one for all (O(m), not O(n), per trajectory).
+        BatchSchedule::start_epochs(batches.data(), lanes);
+        for (int w = 0; w < lanes; ++w) {
+          for (long b = 0; b < m; ++b) {
+            for (int k = 0; k < d; ++k)
+              sums[static_cast<std::size_t>((b * d + k) * kLanes + w)] = background_batch_sum_[k];
+          }
+          store_distinguished_batches(batches[w], w, batches[w].distinguished_positions(),
+                                      batches[w].distinguished_count(), store_sum);
+        }
       } else if (pos == 0) {
         const auto before = batches.front().generation();
         BatchSchedule::start_epochs(batches.data(), lanes);
@@ -377,33 +430,81 @@ class TrajectoryRunner {
   /// the sums are those of the whole new order.
   template <class Store>
   void refresh_distinguished(BatchSchedule& batches, int w, const Store& store_sum) const {
-    const int s = batches.distinguished_count(), b = batches.batch_size();
+    const int s = batches.distinguished_count();
     if (s == 0) return;  // the order never changes
-    const long m = batches.batches_per_epoch(), used = m * b;
     int before[kMaxDistinguished];
     std::copy(batches.distinguished_positions(), batches.distinguished_positions() + s, before);
     const auto generation = batches.generation();
     batches.start_epoch();
     if (batches.generation() == generation) return;  // shuffle_partition: one for all epochs
+    store_distinguished_batches(batches, w, before, s, store_sum);
+    store_distinguished_batches(batches, w, batches.distinguished_positions(), s, store_sum);
+  }
+
+  /// The record sum of batch j of lane w's current by_distinguished partition into the
+  /// lane's slot 0 of `sums`: background_batch_sum_ where no distinguished record is in it,
+  /// else formed from the records batch_at(j) would hold (store_distinguished_batches).
+  void store_batch_by_positions(const BatchSchedule& batches, int w, long j, double* sums) const {
+    constexpr int d = Loss::d;
+    const int s = batches.distinguished_count(), b = batches.batch_size();
+    const int* at = batches.distinguished_positions();
+    for (int k = 0; k < s; ++k) {
+      if (at[k] / b != j) continue;
+      const int position[1] = {at[k]};
+      store_distinguished_batches(batches, w, position, 1,
+                                  [&](long, int, const int* idx, int count) {
+                                    double sum[d];
+                                    sum_records<d>(data_, idx, count, sum);
+                                    for (int c = 0; c < d; ++c)
+                                      sums[static_cast<std::size_t>(c * kLanes + w)] = sum[c];
+                                  });
+      return;
+    }
+    for (int c = 0; c < d; ++c)
+      sums[static_cast<std::size_t>(c * kLanes + w)] = background_batch_sum_[c];
+  }
+
+  /// For each of positions[0..count), the batch at that position of lane w's current
+  /// partition (if any), summed by store_sum(batch, w, records, b) from the
+  /// records batch_at() would hold there (any background record standing for the one in its
+  /// place: the same row, bit for bit).
+  template <class Store>
+  void store_distinguished_batches(const BatchSchedule& batches, int w, const int* positions,
+                                   int count, const Store& store_sum) const {
+    const int s = batches.distinguished_count(), b = batches.batch_size();
+    const long used = batches.batches_per_epoch() * b;
     const int* at = batches.distinguished_positions();
     const int* record = batches.distinguished_at_positions();
     const int filler = draws_.background.empty() ? 0 : draws_.background.front();
-    int idx[kMaxBatchByPositions];
-    const auto refresh = [&](int position) {
-      if (position >= used) return;  // left out of every batch (footnote 3)
-      const long j = position / b;
-      if (b > kMaxBatchByPositions) {
-        store_sum(j, w, batches.batch_at(j), b);
-        return;
+    if (background_zero_) {
+      // Background rows of zeros leave a sum from 0.0 unchanged (0.0 + 0.0 = 0.0, x + 0.0 =
+      // x for x != -0.0, which such a sum never is): the batch's distinguished records, in
+      // position order, give its sum, at O(s) whatever b.
+      int idx[kMaxDistinguished];
+      for (int i = 0; i < count; ++i) {
+        if (positions[i] >= used) continue;  // left out of every batch (footnote 3)
+        const long j = positions[i] / b;
+        int in = 0;
+        for (int k = 0; k < s; ++k) {
+          if (at[k] / b == j) idx[in++] = record[k];
+        }
+        store_sum(j, w, idx, in);
       }
+      return;
+    }
+    int small[kMaxBatchByPositions];
+    std::vector<int> large(b > kMaxBatchByPositions ? static_cast<std::size_t>(b) : 0);
+    int* idx = large.empty() ? small : large.data();
+    for (int i = 0; i < count; ++i) {
+      const int position = positions[i];
+      if (position >= used) continue;  // left out of every batch (footnote 3)
+      const long j = position / b;
       std::fill(idx, idx + b, filler);
       for (int k = 0; k < s; ++k) {
         if (at[k] / b == j) idx[at[k] - j * b] = record[k];
       }
       store_sum(j, w, idx, b);
-    };
-    for (int k = 0; k < s; ++k) refresh(before[k]);
-    for (int k = 0; k < s; ++k) refresh(at[k]);
+    }
   }
 
   /// z[i][w] = step_std * (normal i of the next len * d of lane w's noise stream) for
@@ -469,7 +570,10 @@ class TrajectoryRunner {
   bool project_;
   std::uint64_t id_;  ///< LaneScratch::runner; a copy would share it, hence no copies
   BatchDraws draws_;  ///< shared by every trajectory's BatchSchedule
-  std::vector<double> subset_sums_;  ///< by batch key, d per batch (empty: no table)
+  std::vector<double> subset_sums_;           ///< by batch key, d per batch (empty: no table)
+  PoissonSums poisson_sums_;                  ///< by_distinguished Poisson
+  std::vector<double> background_batch_sum_;  ///< by_distinguished partitions: b background rows
+  bool background_zero_ = false;  ///< by_distinguished partitions: the background rows are zeros
 };
 
 /// Calls f(runner) with the runner of the scenario's loss family (with_loss), instantiated for

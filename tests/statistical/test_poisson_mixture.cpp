@@ -17,6 +17,7 @@
 #include "rdpaudit/estimate/rao_blackwell.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
+#include "sim_moments_support.hpp"
 
 using namespace rdpaudit;
 
@@ -171,5 +172,68 @@ TEST_CASE("poisson: Rao-Blackwell over sampled patterns covers the all-pattern e
                   << truth[k].value << ", covered in " << covered[k] << " of " << reps);
     // Nominal 95: below 85 of 100 has probability < 1e-4 at the nominal rate.
     CHECK(covered[k] >= 85);
+  }
+}
+
+TEST_CASE("poisson at n = 5000: the last iterate's mean and variance, step by step, exactly",
+          "[sim][poisson][statistical]") {
+  // The quadratic worst case, n = 5000, q = 0.01 (about 50 records a step: the count drawn by
+  // BTRD), T = 5 steps. theta <- (1 - c |B_t|) theta + c x' I_t + s z with c = eta lambda /
+  // (q n), |B_t| = K + I_t, K ~ Binomial(n - 1, q), I_t ~ Bernoulli(q) in D' (the replaced
+  // record, x' = 4), |B_t| ~ Binomial(n, q) and no shift in D. The first two moments follow
+  // exactly from E a, E a^2 and E[a I] (a = 1 - c |B_t|), independent of theta_t. With
+  // eta = 1.8 the contraction's spread over the batch size adds about a fifth to the
+  // variance: the same moments with a fixed |B_t| = q n are rejected.
+  const auto spec = config::parse_experiment(R"(
+[experiment]
+seed = 11
+trajectories = 1000000
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 5000
+sensitivity = 4.0
+[training]
+scheme = "poisson"
+eta = 1.8
+batch_size = 50
+steps = 5
+[noise]
+step_std = 0.5
+[init]
+mean = [0.5]
+std = 1.0
+)",
+                                             "poisson_moments.toml");
+  const auto& s = spec.scenarios.at(0);
+  const double n = 5000, q = 0.01, c = 1.8 / (q * n), xp = 4.0, sd = 0.5;
+  REQUIRE(s.sampling_rate == Approx(q));
+  const auto truth = [&](bool prime, bool fixed_count) {
+    const double eb = n * q, eb2 = (fixed_count ? 0.0 : n * q * (1 - q)) + eb * eb;
+    const double ea = 1 - c * eb, ea2 = 1 - 2 * c * eb + c * c * eb2;
+    // E[a I] = q (1 - c ((n - 1) q + 1)), E[I] = q: D' only
+    const double eai = fixed_count ? q * (1 - c * eb) : q * (1 - c * ((n - 1) * q + 1));
+    double m = 0.5, m2 = 0.5 * 0.5 + 1.0;
+    for (int t = 0; t < 5; ++t) {
+      const double shift = prime ? c * xp : 0.0;
+      m2 = ea2 * m2 + 2 * shift * eai * m + shift * shift * (prime ? q : 0.0) + sd * sd;
+      m = ea * m + shift * q;
+    }
+    return testing::Moments{m, m2};
+  };
+  for (bool prime : {false, true}) {
+    const Eigen::MatrixXd x =
+        sim::simulate_last_iterates(s, 11, prime ? sim::kDPrime : sim::kD, 0, 1000000);
+    const std::vector<double> v(x.data(), x.data() + x.size());
+    INFO((prime ? "D'" : "D"));
+    testing::check_against_closed_form(v, truth(prime, false));
+    // The fixed-count model misses the variance by many standard errors.
+    const auto wrong = truth(prime, true);
+    double mean = 0, var = 0;
+    for (double y : v) mean += y / v.size();
+    for (double y : v) var += (y - mean) * (y - mean) / (v.size() - 1);
+    CHECK(std::abs(var - wrong.variance()) > 0.1 * wrong.variance());
   }
 }

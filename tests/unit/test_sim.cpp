@@ -83,6 +83,33 @@ raw_samples = 100
 pilot_trajectories = 500
 )";
 
+// Poisson at DP-SGD scale, drawn by distinguished records: the count of the other records
+// (Binomial(n - s, q), mean 256) and the replaced record's inclusion.
+const char* kPoissonLarge = R"(
+[experiment]
+seed = 5
+trajectories = 3000
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 60000
+sensitivity = 2.0
+[training]
+scheme = "poisson"
+eta = 0.5
+batch_size = 256
+steps = 40
+[noise]
+sigma = 1.0
+[init]
+std = 0.5
+[tally]
+raw_samples = 300
+pilot_trajectories = 500
+)";
+
 // The plot cells placed by the pilot of `seed`, as the scenario pass places them.
 tally::Binning plot_binning_of(const config::Scenario& s, std::uint64_t seed) {
   const std::int64_t pilot = sim::pilot_trajectories(s);
@@ -107,7 +134,7 @@ void require_identical(const tally::Tally& a, const tally::Tally& b) {
 }  // namespace
 
 TEST_CASE("one seed gives identical tallies at 1 and 2 threads", "[sim][determinism]") {
-  for (const char* text : {kQuadratic2d, kLogisticPoisson}) {
+  for (const char* text : {kQuadratic2d, kLogisticPoisson, kPoissonLarge}) {
     const auto s = scenario_of(text);
     const auto one = test::with_threads(1, [&] { return sim::simulate_scenario(s, 3, 5000); });
     const auto two = test::with_threads(2, [&] { return sim::simulate_scenario(s, 3, 5000); });
@@ -733,7 +760,7 @@ TEST_CASE("records that copy one row: the kernels give the plain loop's numbers,
           "[sim][batches]") {
   // Schedules drawn by distinguished records (BatchDraws): s = 0 in D and 1 in D' (the
   // worst-case preset), 2 in D and 3 in D' (the replaced record is distinguished in D' only),
-  // a batch larger than refresh_distinguished forms from positions, and records left out of
+  // a batch larger than store_distinguished_batches lists on the stack, and records left out of
   // every batch (n - m b > 0).
   struct Case {
     int n, b;
@@ -751,7 +778,7 @@ TEST_CASE("records that copy one row: the kernels give the plain loop's numbers,
       points += i + 1 < c.n ? ", " : "]";
     }
     for (const char* scheme :
-         {"shuffle_partition", "shuffle_each_epoch", "sample_without_replacement"}) {
+         {"shuffle_partition", "shuffle_each_epoch", "sample_without_replacement", "poisson"}) {
       for (const char* loss : {"quadratic", "linear"}) {
         const std::string text =
             fmt::format(R"(
@@ -790,13 +817,16 @@ epochs = 5
       }
     }
   }
-  SECTION("not for the logistic loss, nor with a crafted record, nor for other schemes") {
+  SECTION("not for the logistic loss, nor with a crafted record but under Poisson") {
     CHECK_FALSE(sim::batch_draws(scenario_of(kLogisticPoisson), sim::kD).by_distinguished);
     auto s = scenario_of(kQuadratic2d);
     CHECK(sim::batch_draws(s, sim::kDPrime).by_distinguished);
     s.scheme = config::BatchScheme::kPoisson;
+    CHECK(sim::batch_draws(s, sim::kDPrime).by_distinguished);
+    CHECK(sim::batch_draws(s, sim::kDPrime).poisson.others);  // quadratic: the count matters
+    s.scheme = config::BatchScheme::kFixedOrder;
     CHECK_FALSE(sim::batch_draws(s, sim::kDPrime).by_distinguished);
-    const auto crafted = scenario_of(R"(
+    auto crafted = scenario_of(R"(
 [experiment]
 seed = 7
 trajectories = 20
@@ -818,5 +848,104 @@ sigma = 1.0
 )");
     REQUIRE(crafted.data.crafted);
     CHECK_FALSE(sim::batch_draws(crafted, sim::kD).by_distinguished);
+    // Poisson: the crafted record is distinguished, whatever its row; the others, rows of
+    // zeros under the linear loss, add nothing and are not counted.
+    crafted.scheme = config::BatchScheme::kPoisson;
+    for (auto dataset : {sim::kD, sim::kDPrime}) {
+      const sim::BatchDraws draws = sim::batch_draws(crafted, dataset);
+      CHECK(draws.by_distinguished);
+      CHECK(draws.distinguished == std::vector<int>{1});
+      CHECK_FALSE(draws.poisson.others);
+    }
+  }
+}
+
+namespace {
+
+// n records (0.3, -0.1), but (2.0, 1.0) at `at`, as a TOML array.
+std::string points_with(int n, std::initializer_list<int> at) {
+  std::string points = "[";
+  for (int i = 0; i < n; ++i) {
+    points += std::find(at.begin(), at.end(), i) != at.end() ? "[2.0, 1.0]" : "[0.3, -0.1]";
+    points += i + 1 < n ? ", " : "]";
+  }
+  return points;
+}
+
+// Trajectories 0..count-1 of D and D', drawn by distinguished records, against the plain
+// loop, bit for bit.
+void check_by_distinguished(const config::Scenario& s, int count, const std::string& what) {
+  for (auto dataset : {sim::kD, sim::kDPrime}) {
+    REQUIRE(sim::batch_draws(s, dataset).by_distinguished);
+    const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, count);
+    for (int j = 0; j < count; ++j) {
+      const auto want = reference_trajectory(s, dataset, j);
+      INFO(what << " dataset " << dataset << " trajectory " << j);
+      for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("shuffles by distinguished records with more batches than the lanes cache",
+          "[sim][batches]") {
+  // m d > 4096 (n = 4500, b = 1; n = 9001, b = 2 with a record left out): each step's batch
+  // sum is formed from the distinguished records' positions; the plain loop's numbers.
+  for (auto [n, b] : {std::pair{4500, 1}, std::pair{9001, 2}}) {
+    for (const char* scheme : {"shuffle_partition", "shuffle_each_epoch"}) {
+      const auto s = scenario_of(fmt::format(R"(
+[experiment]
+seed = 7
+trajectories = 8
+[model]
+loss = "quadratic"
+dim = 2
+lambda = 0.7
+[data]
+points = {}
+replacement = [4.0, -3.0]
+differing_index = 140
+[training]
+scheme = "{}"
+eta = 0.05
+batch_size = {}
+epochs = 2
+{})",
+                                             points_with(n, {3, 77}), scheme, b, kNoiseAndInit));
+      check_by_distinguished(s, 8, fmt::format("{} n {}", scheme, n));
+    }
+  }
+}
+
+TEST_CASE("Poisson by distinguished records: batches beyond the table of background sums",
+          "[sim][batches][poisson]") {
+  // n = 20000, q = 0.9: about 18000 background records join each step, past the table's
+  // 16384 rows at d = 2, so the lanes add the rows above it one by one; the numbers are those
+  // of the plain loop over next()'s indices, bit for bit.
+  for (const char* loss : {"quadratic", "linear"}) {
+    const auto s = scenario_of(fmt::format(
+        R"(
+[experiment]
+seed = 7
+trajectories = 8
+[model]
+loss = "{}"
+dim = 2
+{}
+[data]
+points = {}
+replacement = [4.0, -3.0]
+differing_index = 7
+[training]
+scheme = "poisson"
+eta = 0.05
+batch_size = 18000
+steps = 4
+{})",
+        loss, std::string(loss) == "quadratic" ? "lambda = 0.7" : "", points_with(20000, {7}),
+        kNoiseAndInit));
+    REQUIRE(sim::batch_draws(s, sim::kD).poisson.others);
+    check_by_distinguished(s, 8, loss);
   }
 }

@@ -1,6 +1,8 @@
 // Batch schedules drawn as docs/rng.md defines them: sampling without replacement by rank
 // (several steps per word), shuffles by rank among the records left (a 64-bit mask), and both
 // exactly uniform.
+#include <algorithm>
+#include <boost/random/binomial_distribution.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -525,5 +527,88 @@ TEST_CASE("sampling without replacement by distinguished records: the definition
       for (long t = 0; t < steps; ++t) ++counts[{static_cast<int>(batches.next_subset_key())}];
       CHECK(fits_law(counts, p, steps));
     }
+  }
+}
+
+TEST_CASE("Poisson by distinguished records: the definition, and the law of independent inclusions",
+          "[sim][batches][poisson]") {
+  // docs/rng.md: per step, distinguished record j is in iff uniform() < q, then the number of
+  // background records that join is Binomial(n - s, q) (Boost's sampler) from the same
+  // stream; the batch is that many background records, ascending, then the distinguished
+  // ones chosen. The count must be Binomial(n - s, q) in law, for a mean below 11 (Boost's
+  // inversion) and above (BTRD), and each distinguished record in with probability q.
+  struct Case {
+    int n, b;  // q = b / n
+    std::vector<int> distinguished;
+  };
+  for (const Case& c :
+       {Case{50, 2, {0}}, Case{5000, 50, {3, 4000}}, Case{60000, 256, {59999}}, Case{12, 3, {}}}) {
+    INFO("n " << c.n << " b " << c.b << " s " << c.distinguished.size());
+    const auto s = scenario("poisson", c.n, c.b);
+    const double q = s.sampling_rate;
+    REQUIRE(q == Approx(static_cast<double>(c.b) / c.n));
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, c.distinguished);
+    REQUIRE(draws.by_distinguished);
+    REQUIRE(draws.poisson.others);
+    const int count = static_cast<int>(c.distinguished.size()), others = c.n - count;
+    rng::Stream mine({4, 0, 0, 6, rng::Purpose::kBatch}), theirs = mine, listed = mine;
+    sim::BatchSchedule batches(s, fixed, draws, mine), by_index(s, fixed, draws, listed);
+    const boost::random::binomial_distribution<int, double> binomial(others, q);
+    // The cells: every count, the two tails (mass below 1e-3 each) pooled into end cells.
+    const auto pmf = [&](int k) {
+      return std::exp(std::lgamma(others + 1.0) - std::lgamma(k + 1.0) -
+                      std::lgamma(others - k + 1.0) + k * std::log(q) +
+                      (others - k) * std::log1p(-q));
+    };
+    int lo = 0, hi = others;
+    for (double mass = pmf(0); mass + pmf(lo + 1) < 1e-3; mass += pmf(++lo)) {
+    }
+    for (double mass = pmf(others); mass + pmf(hi - 1) < 1e-3; mass += pmf(--hi)) {
+    }
+    std::map<int, double> p;
+    for (int k = 0; k <= others; ++k) p[std::clamp(k, lo, hi)] += pmf(k);
+    std::map<int, long> counts;
+    std::vector<long> in(static_cast<std::size_t>(count), 0);
+    const long steps = 200000;
+    for (long t = 0; t < steps; ++t) {
+      int k = 0;
+      const std::uint32_t mask = batches.next_poisson(k);
+      std::uint32_t want = 0;
+      for (int j = 0; j < count; ++j) want |= static_cast<std::uint32_t>(theirs.uniform() < q) << j;
+      REQUIRE(mask == want);
+      REQUIRE(k == binomial(theirs));
+      if (t < 2000) {  // next() lists the same batch
+        int size = 0;
+        const int* idx = by_index.next(size);
+        std::vector<int> expect(draws.background.begin(), draws.background.begin() + k);
+        for (int j = 0; j < count; ++j) {
+          if (mask >> j & 1) expect.push_back(c.distinguished[static_cast<std::size_t>(j)]);
+        }
+        REQUIRE(std::vector<int>(idx, idx + size) == expect);
+      }
+      ++counts[std::clamp(k, lo, hi)];
+      for (int j = 0; j < count; ++j) in[static_cast<std::size_t>(j)] += mask >> j & 1;
+    }
+    CHECK(mine.position() == theirs.position());
+    CHECK(fits_law(counts, p, steps));
+    for (long seen : in) {  // within 5 binomial standard errors of q steps
+      CHECK(std::abs(seen - q * steps) < 5 * std::sqrt(steps * q * (1 - q)));
+    }
+  }
+}
+
+TEST_CASE("Poisson by distinguished records at q = 1: every record, nothing drawn",
+          "[sim][batches][poisson]") {
+  {
+    const auto s = scenario("poisson", 6, 6);
+    const auto fixed = sim::fixed_order(s);
+    const sim::BatchDraws draws(s, {2});
+    rng::Stream stream({4, 0, 0, 7, rng::Purpose::kBatch});
+    sim::BatchSchedule batches(s, fixed, draws, stream);
+    int size = 0;
+    const int* idx = batches.next(size);
+    CHECK(std::vector<int>(idx, idx + size) == std::vector<int>{0, 1, 3, 4, 5, 2});
+    CHECK(stream.position() == 0);
   }
 }

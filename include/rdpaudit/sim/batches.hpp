@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <boost/random/binomial_distribution.hpp>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -27,7 +28,7 @@ struct SchemeTraits {
   bool subset_each_step = false;     ///< batch_size distinct records drawn afresh every step
   bool poisson = false;  ///< every record in every step's batch with probability q; sum / (q n)
   /// Where all records but a few copy one row, may draw only those few records' positions
-  /// (BatchDraws::by_distinguished).
+  /// or inclusions, and how many others join (BatchDraws::by_distinguished).
   bool by_distinguished = false;
 };
 
@@ -47,7 +48,7 @@ constexpr SchemeTraits scheme_traits(config::BatchScheme scheme) {
       t.subset_each_step = t.by_distinguished = true;
       break;
     case config::BatchScheme::kPoisson:
-      t.poisson = true;
+      t.poisson = t.by_distinguished = true;
       break;
     case config::BatchScheme::kFullBatch:
       t.partition = true;
@@ -87,11 +88,15 @@ struct BatchDraws {
   explicit BatchDraws(const config::Scenario& s);
   /// The records not in `distinguished` (ascending, at most kMaxDistinguished) are copies
   /// of one background row: shuffle_partition, shuffle_each_epoch and
-  /// sample_without_replacement draw only where the distinguished records go
-  /// (by_distinguished); the other schemes draw as the first constructor. The batches then
-  /// have the law of the full draws as multisets of rows only: for sum-of-records losses
-  /// without a crafted record (docs/rng.md, "Interchangeable records").
-  BatchDraws(const config::Scenario& s, std::vector<int> distinguished);
+  /// sample_without_replacement draw only where the distinguished records go, Poisson only
+  /// the distinguished records' inclusions and how many others join (by_distinguished); the
+  /// other schemes draw as the first constructor. The batches then have the law of the full
+  /// draws as multisets of rows only: for sum-of-records losses without a crafted record
+  /// (Poisson: with one, the crafted record among the distinguished; docs/rng.md,
+  /// "Interchangeable records"). `others_inert`: the background records add nothing to any
+  /// gradient, whatever their number (the linear loss on rows of zeros), so Poisson does not
+  /// draw how many join.
+  BatchDraws(const config::Scenario& s, std::vector<int> distinguished, bool others_inert = false);
 
   bool by_distinguished;           ///< the draws of the second constructor
   std::vector<int> distinguished;  ///< by_distinguished: the distinguished records, ascending
@@ -124,9 +129,20 @@ struct BatchDraws {
   /// False, with nothing written, for a mask no batch has (more than b records, or fewer
   /// than b - (background records)).
   bool subset_of_key(int n, int b, std::uint32_t key, int* out) const;
+  /// By_distinguished Poisson: each step, distinguished record j is in the batch iff
+  /// U_j < q (U_j = Stream::uniform(), j = 0, 1, ..., s - 1), then the number of background
+  /// records that join is drawn from Binomial(n - s, q) (Boost's binomial_distribution: BTRD,
+  /// inversion below mean 11) unless they are inert; the batch is that many background
+  /// records (the first ones, ascending) followed by the distinguished ones chosen. q >= 1:
+  /// every record, nothing drawn.
+  struct Poisson {
+    bool others = false;  ///< the background count is drawn (not inert)
+    boost::random::binomial_distribution<int, double> count;
+  } poisson;
 
  private:
-  BatchDraws(const config::Scenario& s, bool by_distinguished, std::vector<int> distinguished);
+  BatchDraws(const config::Scenario& s, bool by_distinguished, std::vector<int> distinguished,
+             bool others_inert);
 };
 
 class BatchSchedule {
@@ -142,6 +158,11 @@ class BatchSchedule {
   /// Indices of the batch of the next step (steps 0, 1, 2, ... in order); valid until the
   /// next call.
   const int* next(int& count);
+  /// By_distinguished Poisson (BatchDraws::Poisson): the next step's batch as the mask of the
+  /// distinguished records in it (bit j: BatchDraws::distinguished[j]) and, in `others`, how
+  /// many background records join (0 where they are inert). next() returns the same batch as
+  /// record indices (the background ones first).
+  std::uint32_t next_poisson(int& others);
   /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
   /// that know the scheme and want it inlined.
   const int* next_subset();
@@ -237,6 +258,8 @@ class BatchSchedule {
   void draw_selection_run();
   /// The next kSubsetChunk keys into offsets_, or (no keys) batches into subsets_.
   void draw_subsets();
+  /// next() of by_distinguished Poisson: next_poisson()'s batch as record indices in order_.
+  const int* poisson_batch(int& count);
 
   config::BatchScheme scheme_;
   SchemeTraits traits_;
@@ -277,6 +300,18 @@ inline const int* BatchSchedule::next_subset() {
   return subsets_.data() + static_cast<long>(subset_step_++) * b_;
 }
 
+inline std::uint32_t BatchSchedule::next_poisson(int& others) {
+  const int s = distinguished_count();
+  if (q_ >= 1.0) {  // every record, nothing drawn
+    others = draws_->poisson.others ? n_ - s : 0;
+    return (std::uint32_t{1} << s) - 1;
+  }
+  std::uint32_t mask = 0;
+  for (int j = 0; j < s; ++j) mask |= static_cast<std::uint32_t>(stream_.uniform() < q_) << j;
+  others = draws_->poisson.others ? draws_->poisson.count(stream_) : 0;
+  return mask;
+}
+
 inline std::uint32_t BatchSchedule::next_subset_key() {
   if (subset_step_ == kSubsetChunk) draw_subsets();
   return offsets_[static_cast<std::size_t>(subset_step_++)];
@@ -301,6 +336,7 @@ inline const int* BatchSchedule::next(int& count) {
       count = b_;
       return next_subset();
     case config::BatchScheme::kPoisson: {
+      if (draws_->by_distinguished) return poisson_batch(count);
       // Independent inclusions with probability q, by geometric gaps between included records.
       count = 0;
       if (q_ >= 1.0) {

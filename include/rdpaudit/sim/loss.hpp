@@ -118,6 +118,9 @@ struct QuadraticLoss {
 template <int D>
 struct LinearLoss {
   static constexpr bool kSumOfRecords = true;
+  /// The gradient is the record sum alone, whatever the batch's size (Poisson may then skip
+  /// drawing how many records of zeros join, sim/batches.hpp).
+  static constexpr bool kIgnoresCount = true;
   static constexpr int d = D;
   static constexpr config::LossKind kKind = config::LossKind::kLinear;
 

@@ -41,7 +41,8 @@ Eigen::MatrixXd simulate_last_iterates(const config::Scenario& s, std::uint64_t 
 
 /// The draws of a dataset's batch schedules as the simulator makes them (BatchSchedule's
 /// second constructor): by_distinguished where the loss needs only the batch's multiset of
-/// rows, no record is crafted and all but a few records copy one row.
+/// rows, no record is crafted (Poisson: the crafted record is one of the distinguished) and
+/// all but a few records copy one row.
 BatchDraws batch_draws(const config::Scenario& s, Dataset dataset);
 
 /// Pilot trajectories per dataset: tally.pilot_trajectories, or estimate.pilot when larger
