@@ -13,8 +13,11 @@
 
 #include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
+#include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
+#include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/profile.hpp"
+#include "rdpaudit/sim/mixture.hpp"
 #include "reference_csv.hpp"
 
 using namespace rdpaudit;
@@ -150,4 +153,45 @@ TEST_CASE(
   CHECK(mu_mix > 0.9);
   CHECK(mu_mix < 1.0);
   CHECK(audit::exact_mu_on_grid(fwd, bwd, {0.0}) < audit::exact_mu_on_grid(fwd, bwd, {4.0}));
+}
+
+TEST_CASE(
+    "exact mu of the quadratic full batch (experiments/full_batch.toml's setting) from the "
+    "simulator's exact law: the Gaussian AR(1) pair's closed form",
+    "[gdp][gdp-mu][profile][exact]") {
+  // lambda/2 (theta - x)^2, n = 10, x'_0 = S_g / lambda = 4, eta = 0.02, sigma^2 = 4 (s = 0.4),
+  // full batch: theta_T = c theta_{T-1} + eta lambda xbar + s z, c = 1 - eta lambda. The pair
+  // differs in mean by (eta S_g / n)(1 - c^T)/(1 - c) and shares the variance
+  // s^2 (1 - c^2T)/(1 - c^2) + c^2T v0 (v0 the start's variance), so
+  //   mu_T = gap / sd  (= (eta S_g/(n s)) sqrt((1 + c)/(1 - c) (1 - c^T)/(1 + c^T)) at v0 = 0).
+  for (const char* init_std : {"0.0", "2.8284271247461903"}) {
+    const double v0 = std::stod(init_std) * std::stod(init_std);
+    for (int T : {1, 10, 100, 1000}) {
+      const auto spec = rdpaudit::config::parse_experiment(
+          "[experiment]\nseed = 3\ntrajectories = 1000\n[model]\nloss = \"quadratic\"\ndim = 1\n"
+          "lambda = 1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 10\nsensitivity = 4.0\n"
+          "[training]\nscheme = \"full_batch\"\neta = 0.02\nbatch_size = 10\nsteps = " +
+              std::to_string(T) + "\n[noise]\nsigma2 = 4.0\n[init]\nstd = " + init_std + "\n",
+          "full_batch.toml");
+      std::string why;
+      const auto mix =
+          rdpaudit::sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 1, 16, why);
+      INFO(why);
+      REQUIRE(mix.has_value());
+      const auto p = estimate::to_gaussian_mixture(mix->d);
+      const auto q = estimate::to_gaussian_mixture(mix->dprime);
+      const double c = 1.0 - 0.02, s = 0.4, cT = std::pow(c, T);
+      const double gap = 0.02 * 4.0 / 10.0 * (1.0 - cT) / (1.0 - c);
+      const double sd = std::sqrt(s * s * (1.0 - cT * cT) / (1.0 - c * c) + cT * cT * v0);
+      const double mu = audit::exact_mu_on_grid(estimate::ExactProfile(p, q),
+                                                estimate::ExactProfile(q, p), {0.0, 1.0});
+      INFO("T " << T << ", v0 " << v0 << ": exact mu " << mu);
+      CHECK(mu == Approx(gap / sd).epsilon(1e-7));
+      if (v0 == 0.0) {
+        const double closed =
+            0.02 * 4.0 / (10.0 * s) * std::sqrt((1.0 + c) / (1.0 - c) * (1.0 - cT) / (1.0 + cT));
+        CHECK(gap / sd == Approx(closed).epsilon(1e-12));
+      }
+    }
+  }
 }
