@@ -577,6 +577,17 @@ def fmt(x):
     return repr(float(x))
 
 
+def write_csv(path, header_lines, rows):
+    """A reference table: '#' header lines, then quantity,arguments,value and the rows."""
+    with open(path, "w", newline="") as f:
+        for line in header_lines:
+            f.write(line + "\n")
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["quantity", "arguments", "value"])
+        w.writerows(rows)
+    print("%d rows -> %s" % (len(rows), path))
+
+
 def out_dir_from_args(doc):
     """The --out-dir of a reference script (default tests/data of this checkout)."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])

@@ -163,6 +163,21 @@ double profile_epsilon_lower(const ProfileCounts& c, double delta, int direction
   return epsilon_of(set_bounds(c, direction, family_miss), delta, false);
 }
 
+std::vector<CertifiedSet> profile_certified_sets(const ProfileCounts& c, double family_miss) {
+  check_miss(family_miss);
+  std::vector<CertifiedSet> out;
+  for (const SetBounds& s : set_bounds(c, kForward, family_miss))
+    out.push_back({s.first_lo, s.second_hi});
+  return out;
+}
+
+std::vector<CertifiedSet> profile_plugin_sets(const ProfileCounts& c) {
+  std::vector<CertifiedSet> out;
+  for (const SetBounds& s : set_bounds(c, kForward, 0.0))
+    out.push_back({s.first_hat, s.second_hat});
+  return out;
+}
+
 double profile_delta_plugin(const ProfileCounts& c, double epsilon, int direction) {
   return delta_of(set_bounds(c, direction, 0.0), epsilon, true);
 }

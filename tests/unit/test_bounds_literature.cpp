@@ -11,12 +11,14 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rdpaudit/bounds/allocation.hpp"
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
 #include "rdpaudit/bounds/mechanisms.hpp"
+#include "reference_csv.hpp"
 
 using namespace rdpaudit::bounds;
 using Catch::Matchers::Contains;
@@ -29,66 +31,16 @@ Params figure_params(BatchScheme scheme, long K, long j0);  // test_bounds_known
 
 namespace {
 
-struct Row {
-  std::string quantity;
-  std::vector<double> args;
-  double value;
-};
-
-std::vector<double> split_numbers(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  std::string field;
-  while (std::getline(ss, field, ';')) out.push_back(std::stod(field));
-  return out;
-}
+using reference_csv::Row;
 
 /// The rows of literature_reference.csv whose quantity is `quantity`.
 std::vector<Row> reference(const std::string& quantity) {
-  const std::string path =
-      std::string(RDPAUDIT_SOURCE_DIR) + "/tests/data/literature_reference.csv";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::vector<Row> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      REQUIRE(line == "quantity,arguments,value");
-      header = false;
-      continue;
-    }
-    const auto c1 = line.find(',');
-    const auto c2 = line.find(',', c1 + 1);
-    Row r{line.substr(0, c1), split_numbers(line.substr(c1 + 1, c2 - c1 - 1)),
-          std::stod(line.substr(c2 + 1))};
-    if (r.quantity == quantity) rows.push_back(r);
-  }
-  REQUIRE_FALSE(rows.empty());
-  return rows;
+  return reference_csv::rows("literature_reference.csv", quantity);
 }
 
-double rel_dev(double got, double want) {
-  return std::fabs(got - want) / std::max(std::fabs(want), 1e-300);
-}
-
-/// Runs `f` on every row of `quantity`, checks the relative deviation and prints the largest.
 template <typename F>
 void check_against_reference(const std::string& quantity, double tol, F&& f) {
-  double worst = 0.0;
-  std::string where;
-  for (const Row& r : reference(quantity)) {
-    std::ostringstream args;
-    for (double a : r.args) args << a << ' ';
-    INFO(quantity << "(" << args.str() << ")");
-    const double got = f(r.args);
-    const double dev = rel_dev(got, r.value);
-    CHECK(dev <= tol);
-    if (dev > worst) worst = dev, where = args.str();
-  }
-  std::cout << quantity << ": max relative deviation from mpmath " << worst << " at " << where
-            << "\n";
+  reference_csv::check("literature_reference.csv", quantity, tol, std::forward<F>(f));
 }
 
 }  // namespace

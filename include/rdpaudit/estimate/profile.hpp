@@ -64,6 +64,21 @@ double profile_delta_lower(const ProfileCounts& c, double epsilon, int direction
 double profile_epsilon_lower(const ProfileCounts& c, double delta, int direction,
                              double family_miss);
 
+/// One set F of the family with its certified bounds P(F) >= p_lo and P'(F) <= q_hi.
+struct CertifiedSet {
+  double p_lo, q_hi;
+};
+
+/// The family's K sets F_k (the forward orientation) with their one-sided Clopper-Pearson ends
+/// at family miss `family_miss`: all hold together with probability >= 1 - family_miss, on the
+/// same event as profile_delta_lower and profile_epsilon_lower (the backward direction's sets
+/// are the complements, with bounds 1 - q_hi and 1 - p_lo). For a certified lower bound on the
+/// GDP parameter (bounds::gdp::mu_of_set, audit/gdp_mu.hpp).
+std::vector<CertifiedSet> profile_certified_sets(const ProfileCounts& c, double family_miss);
+
+/// The same sets with their frequencies in place of the bounds (the plug-in; diagnostic).
+std::vector<CertifiedSet> profile_plugin_sets(const ProfileCounts& c);
+
 /// The plug-in of the same family (frequencies for probabilities): a diagnostic point
 /// estimate of delta(eps), biased down by the family (it is a sup over fewer sets) and
 /// noisy in the tails; never used for a verdict.
