@@ -37,6 +37,15 @@ expect_failure(budget_zero "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nb
 expect_failure(swept_key "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"noise.sigma2\", min = 1, max = 4}]\n[init]\nstd = [0.0, 1.0]\n"
                "init.std = [ 0.0, 1.0 ] (a search point is one scenario")
 
+# Any other command refuses a search file, pointing to `rdpaudit search`.
+file(WRITE ${WORK}/search_validate.toml "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [${j0}]\n")
+execute_process(COMMAND ${CLI} validate ${WORK}/search_validate.toml RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+string(FIND "${err}" "search = [search] (a search file: `rdpaudit search FILE -o FOUND.toml`" at)
+if(NOT rc EQUAL 2 OR at EQUAL -1)
+  message(FATAL_ERROR "validate of a search file: exit status ${rc}, message '${err}'")
+endif()
+
 # End to end: the worst batch is the last (j0 = 9: the least contraction after the record's
 # visit), found on the grid {0, 3, 6, 9} and confirmed by the refinement.
 set(cfg ${WORK}/search_j0.toml)

@@ -251,6 +251,26 @@ TEST_CASE("search: a point's value is the exact R_alpha's certified lower end", 
   REQUIRE(r.covered);
   CHECK(r.value == Approx(1.0).epsilon(1e-6));
   CHECK(r.bound == Approx(truth).epsilon(1e-9));
+  // delta(eps) of the Gaussian pair, mu = 0.4 / (0.5 * 2) = 0.4 (Balle & Wang 2018, Theorem 8):
+  // Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2).
+  auto delta = spec;
+  delta.objective = search::ObjectiveKind::kDelta;
+  delta.epsilon = 0.5;
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const double mu = 0.4, eps = 0.5;
+  const double want = phi(-eps / mu + mu / 2) - std::exp(eps) * phi(-eps / mu - mu / 2);
+  const auto d = search::evaluate(exp.scenarios.front(), delta, exp.seed);
+  REQUIRE(d.covered);
+  CHECK(d.value == Approx(want).epsilon(1e-6));
+
+  // A projected chain has no enumerated mixture: delta is "not covered", with the reason.
+  std::string projected = kCrafted;
+  projected.replace(projected.find("steps = 4"), 9, "steps = 4\nprojection_diameter = 10.0");
+  const auto pexp = bounds::parse_experiment(projected, "t.toml");
+  const auto pd = search::evaluate(pexp.scenarios.front(), delta, pexp.seed);
+  CHECK_FALSE(pd.covered);
+  CHECK_THAT(pd.reason, Catch::Contains("delta(eps) is exact for an enumerated 1-D Gaussian"));
+
   ratio.bound = "no_such_bound";
   CHECK_THROWS_WITH(search::evaluate(exp.scenarios.front(), ratio, exp.seed),
                     Catch::Contains("search.bound = \"no_such_bound\""));
