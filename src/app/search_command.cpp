@@ -120,7 +120,8 @@ int search_command(const SearchArgs& args) {
     }
   };
 
-  // Every grid point is read before any is evaluated: a bad range fails at once.
+  // Each parameter's grid values (the others at their first) are read before any point is
+  // evaluated: a range outside its key's domain fails at once, not after minutes of evaluation.
   {
     const Activity reading("reading the search's grid points");
     std::vector<std::vector<double>> grids;
