@@ -13,6 +13,13 @@
 
 namespace rdpaudit::app {
 
+std::string csv(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 using audit::Verdict;
 
 std::string value_text(double x) {
@@ -35,14 +42,6 @@ std::string range_text(double lo, double hi) {
 
 std::string direction_text(int d) {
   return d == 0 ? "P||P'" : "P'||P";
-}
-
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string csv(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string csv(double x) {

@@ -44,6 +44,18 @@ struct MergeArgs {
 /// `rdpaudit merge PART... -o OUT`: the results file the unsplit run would have written.
 int merge_command(const MergeArgs& args);
 
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv(const std::string& s);
+
+struct SearchArgs {
+  std::string file, output, trace;
+  int threads = 0;
+};
+/// `rdpaudit search FILE -o FOUND.toml`: the adversary search of the file's [search] table,
+/// evaluated exactly; writes the found adversary as an experiment file and the trace as CSV
+/// (--trace, default FOUND.trace.csv).
+int search_command(const SearchArgs& args);
+
 /// Ends a process quietly with `code` (another rank reported the error).
 struct QuietExit {
   int code;

@@ -162,6 +162,20 @@ int run_main(int argc, char** argv) {
                    "CSV rows: scenario, sweep point, scheme, K, T, j0, bound, kind, adjacency, "
                    "alpha, value, reason if n/a (+ epsilon/delta columns with --delta/--epsilon)");
 
+  app::SearchArgs search_args;
+  auto* search = cli.add_subcommand(
+      "search",
+      "search the adversaries of an experiment's [search] table for the largest exact R_alpha "
+      "(or ratio to a bound, or delta), and write the one found as an experiment file");
+  search->add_option("FILE", file, "experiment file with a [search] table (TOML)")->required();
+  search
+      ->add_option("-o,--output", search_args.output,
+                   "the found adversary's experiment file (TOML), for `rdpaudit run`")
+      ->required();
+  search->add_option("--trace", search_args.trace,
+                     "CSV of every evaluated point (default: the output with .trace.csv)");
+  search->add_option("--threads", search_args.threads, "OpenMP threads (default: all)");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -204,6 +218,11 @@ int run_main(int argc, char** argv) {
       file = check_args.file;
       check_args.cells = check_args.cells || check_args.all_cells;
       return app::check_command(check_args);
+    }
+    if (*search) {
+      if (search->count("--threads")) check_threads(search_args.threads);
+      search_args.file = file;
+      return app::search_command(search_args);
     }
     if (*report) return app::report_command(file, report_csv);
     if (*plot) return app::plot_command(file, plot_out);

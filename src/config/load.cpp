@@ -75,6 +75,14 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
                      ": TOML syntax error: " + std::string(e.description()));
   }
 
+  // The adversary search's table (docs/experiments.md): `rdpaudit search` reads it and writes
+  // the experiment file that the other commands read.
+  if (doc.contains("search")) {
+    throw InputError("search", "[search]",
+                     "a search file: `rdpaudit search FILE -o FOUND.toml` reads it and writes the "
+                     "found adversary's experiment file FOUND.toml for `rdpaudit run`");
+  }
+
   ExperimentSpec spec;
   spec.source_path = source_name;
   spec.config_text = text;

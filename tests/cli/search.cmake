@@ -1,0 +1,79 @@
+# `rdpaudit search`: bad [search] tables exit 2 naming the key and write nothing; a small search
+# finds the worst differing batch of a fixed order and writes an experiment file that `validate`
+# and `run` read, and a trace with every evaluation.
+file(MAKE_DIRECTORY ${WORK})
+set(base "[experiment]\nseed = 1\ntrajectories = 2000\n[model]\nloss = \"quadratic\"\nlambda = 1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 20\nsensitivity = 4.0\n[training]\nscheme = \"fixed_order\"\neta = 0.05\nbatch_size = 2\nepochs = 1\n[noise]\nsigma2 = 4.0\n[bounds]\nalphas = [4]\n[estimate]\nbootstrap = 0\n")
+
+function(expect_failure name text expected_message)
+  set(cfg ${WORK}/search_${name}.toml)
+  set(out ${WORK}/search_${name}_found.toml)
+  file(REMOVE ${out} ${out}.tmp ${WORK}/search_${name}_found.trace.csv)
+  file(WRITE ${cfg} "${text}")
+  execute_process(COMMAND ${CLI} search ${cfg} -o ${out} RESULT_VARIABLE rc ERROR_VARIABLE err
+                  OUTPUT_QUIET)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "${name}: exit status ${rc}, expected 2 (stderr: ${err})")
+  endif()
+  string(FIND "${err}" "${expected_message}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${name}: message '${err}' lacks '${expected_message}'")
+  endif()
+  if(EXISTS ${out} OR EXISTS ${out}.tmp OR EXISTS ${WORK}/search_${name}_found.trace.csv)
+    message(FATAL_ERROR "${name}: left a file behind")
+  endif()
+  message(STATUS "${name}: ok (${err})")
+endfunction()
+
+set(j0 "{key = \"training.differing_batch\", min = 0, max = 9, points = 4}")
+expect_failure(no_table "${base}" "search = <missing>")
+expect_failure(empty_range "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"training.differing_batch\", min = 5, max = 2}]\n"
+               "search.params[0].max = 2 (empty range: must be >= search.params[0].min = 5)")
+expect_failure(outside_domain "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"training.differing_batch\", min = 0, max = 12, points = 3}]\n"
+               "training.differing_batch = 12 (")
+expect_failure(absent_bound "${base}[search]\nobjective = \"ratio\"\nbound = \"ys_thm9.9\"\nalpha = 4\nbudget = 8\nparams = [${j0}]\n"
+               "search.bound = \"ys_thm9.9\" (no built-in or custom bound of this name")
+expect_failure(budget_zero "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 0\nparams = [${j0}]\n"
+               "search.budget = 0 (the number of evaluations")
+expect_failure(swept_key "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"noise.sigma2\", min = 1, max = 4}]\n[init]\nstd = [0.0, 1.0]\n"
+               "init.std = [ 0.0, 1.0 ] (a search point is one scenario")
+
+# Any other command refuses a search file, pointing to `rdpaudit search`.
+file(WRITE ${WORK}/search_validate.toml "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [${j0}]\n")
+execute_process(COMMAND ${CLI} validate ${WORK}/search_validate.toml RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+string(FIND "${err}" "search = [search] (a search file: `rdpaudit search FILE -o FOUND.toml`" at)
+if(NOT rc EQUAL 2 OR at EQUAL -1)
+  message(FATAL_ERROR "validate of a search file: exit status ${rc}, message '${err}'")
+endif()
+
+# End to end: the worst batch is the last (j0 = 9: the least contraction after the record's
+# visit), found on the grid {0, 3, 6, 9} and confirmed by the refinement.
+set(cfg ${WORK}/search_j0.toml)
+set(out ${WORK}/search_j0_found.toml)
+file(REMOVE ${out} ${WORK}/search_j0_found.trace.csv)
+file(WRITE ${cfg} "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 10\nparams = [${j0}]\n")
+execute_process(COMMAND ${CLI} search ${cfg} -o ${out} RESULT_VARIABLE rc OUTPUT_VARIABLE stdout
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "search: exit status ${rc}: ${err}${stdout}")
+endif()
+file(READ ${out} found)
+string(FIND "${found}" "differing_batch = 9" at)
+string(FIND "${found}" "\n[search]" search_at)
+string(FIND "${found}" "name = 'search_j0_found'" name_at)
+if(at EQUAL -1 OR NOT search_at EQUAL -1 OR name_at EQUAL -1)
+  message(FATAL_ERROR "search: the found file lacks j0 = 9 or its name, or keeps [search]:\n${found}")
+endif()
+file(STRINGS ${WORK}/search_j0_found.trace.csv trace)
+list(LENGTH trace rows)
+list(GET trace 0 header)
+# header + 4 grid points + the refinement's 8 and 7 (9 + 1 is outside, 9 - 2 = 7 below 8)
+if(NOT header MATCHES "^evaluation,phase,training.differing_batch,covered,value" OR rows LESS 6 OR rows GREATER 11)
+  message(FATAL_ERROR "search: trace of ${rows} lines, header '${header}'")
+endif()
+execute_process(COMMAND ${CLI} run ${out} -o ${WORK}/search_j0_found.h5 --threads 2
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "run of the found file: exit status ${rc}: ${err}")
+endif()
+message(STATUS "search end to end: ok\n${stdout}")

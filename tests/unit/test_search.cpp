@@ -1,0 +1,277 @@
+// The adversary search (search/): the grid-then-compass method on functions with a known
+// maximum, the [search] table's checks, the point documents, and the exact evaluation of a
+// point against a closed form.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "rdpaudit/bounds/experiment.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/search/evaluate.hpp"
+#include "rdpaudit/search/method.hpp"
+#include "rdpaudit/search/spec.hpp"
+
+using namespace rdpaudit;
+using search::Axis;
+
+namespace {
+
+Axis range(double lo, double hi, int points, bool integer = false) {
+  Axis a;
+  a.min = lo;
+  a.max = hi;
+  a.points = points;
+  a.integer = integer;
+  return a;
+}
+
+toml::table parse(const std::string& text) {
+  return toml::parse(text, std::string("t.toml"));
+}
+
+// Full-batch noisy GD on the linear loss with a crafted record: theta_T ~ N(-eta T g / n,
+// T s^2) in D against N(0, T s^2) in D', so R_alpha = alpha (eta T g / n)^2 / (2 T s^2).
+const std::string kCrafted = R"(
+[experiment]
+seed = 3
+trajectories = 1000
+[model]
+loss = "linear"
+dim = 1
+[data]
+preset = "crafted_gradient"
+n = 10
+gradient = [1.0]
+[training]
+scheme = "full_batch"
+eta = 1.0
+steps = 4
+[noise]
+step_std = 0.5
+)";
+
+}  // namespace
+
+TEST_CASE("search: the grid then the compass search find a smooth maximum inside the box",
+          "[search]") {
+  const auto f = [](const std::vector<double>& x) {
+    return -(x[0] - 0.3) * (x[0] - 0.3) - 2 * (x[1] + 1.7) * (x[1] + 1.7);
+  };
+  const auto out = search::maximise({range(-3, 3, 5), range(-3, 3, 5)}, 200, f, 1e-4);
+  REQUIRE(out.best >= 0);
+  const auto& x = out.trace[out.best].x;
+  CHECK(x[0] == Approx(0.3).margin(1e-3));
+  CHECK(x[1] == Approx(-1.7).margin(1e-3));
+  CHECK(out.stopped == "converged");
+  CHECK(static_cast<long>(out.trace.size()) <= 200);
+  // The grid comes first, in product order (the last axis fastest), then the refinement.
+  for (std::size_t i = 0; i < 25; ++i) CHECK(out.trace[i].phase == "grid");
+  CHECK(out.trace[1].x == std::vector<double>{-3, -1.5});
+  CHECK(out.trace[25].phase == "refine");
+}
+
+TEST_CASE("search: integer axes move in whole steps and find the maximiser exactly", "[search]") {
+  const auto f = [](const std::vector<double>& x) { return -std::fabs(x[0] - 17); };
+  const auto out = search::maximise({range(0, 24, 4, true)}, 30, f);
+  REQUIRE(out.best >= 0);
+  CHECK(out.trace[out.best].x[0] == 17);
+  for (const auto& t : out.trace) CHECK(t.x[0] == std::round(t.x[0]));
+  // No point is evaluated twice.
+  for (std::size_t i = 0; i < out.trace.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) CHECK(out.trace[i].x != out.trace[j].x);
+}
+
+TEST_CASE("search: the budget caps the evaluations; ties keep the first point", "[search]") {
+  long calls = 0;
+  const auto f = [&](const std::vector<double>& x) {
+    ++calls;
+    return -std::fabs(x[0] - 0.123456);
+  };
+  const auto out = search::maximise({range(0, 1, 3)}, 5, f, 1e-9);
+  CHECK(calls == 5);
+  CHECK(out.trace.size() == 5);
+  CHECK(out.stopped == "budget");
+  const auto flat =
+      search::maximise({range(0, 1, 3)}, 100, [](const std::vector<double>&) { return 1.0; });
+  CHECK(flat.best == 0);
+  CHECK(flat.stopped == "converged");
+}
+
+TEST_CASE("search: the refinement moves only on gains wider than the bracket", "[search]") {
+  // A peak at 0.3 of height 1e-9 over a plateau: with brackets 1e-6 wide the compass never
+  // leaves the grid's best point 0 (two probes per halving of the step, 0.5 down to 1/256,
+  // below 1e-3 of the range 2); with exact values it climbs to the peak.
+  const auto peak = [](double width) {
+    return [width](const std::vector<double>& x) {
+      return search::Score(1 - 1e-9 * std::fabs(x[0] - 0.3), width);
+    };
+  };
+  const auto blurred = search::maximise({range(-1, 1, 3)}, 100, peak(1e-6));
+  CHECK(blurred.trace.size() == 3 + 2 * 8);
+  for (std::size_t i = 3; i < blurred.trace.size(); i += 2)
+    CHECK(blurred.trace[i].x[0] == -blurred.trace[i + 1].x[0]);
+  const auto sharp = search::maximise({range(-1, 1, 3)}, 100, peak(0));
+  CHECK(sharp.trace[sharp.best].x[0] == Approx(0.3).margin(2e-3));
+}
+
+TEST_CASE("search: the grid decides between separated peaks; uncovered points are skipped",
+          "[search]") {
+  // A narrow low peak at 0.1 and a broad high one at 0.8; NaN (not covered) below 0.
+  const auto f = [](const std::vector<double>& x) {
+    if (x[0] < 0) return std::nan("");
+    return std::max(1.0 - 50 * std::fabs(x[0] - 0.1), 2.0 - 4 * std::fabs(x[0] - 0.8));
+  };
+  const auto out = search::maximise({range(-1, 1, 9)}, 60, f, 1e-5);
+  REQUIRE(out.best >= 0);
+  CHECK(out.trace[out.best].x[0] == Approx(0.8).margin(1e-4));
+  CHECK(out.trace[out.best].value == Approx(2.0).margin(1e-3));
+  bool nan_seen = false;
+  for (const auto& t : out.trace) nan_seen = nan_seen || std::isnan(t.value);
+  CHECK(nan_seen);
+  // Nothing covered: no best, no refinement.
+  const auto none = search::maximise({range(-1, -0.5, 3)}, 10, f);
+  CHECK(none.best == -1);
+  CHECK(none.trace.size() == 3);
+  // A list axis is the grid only.
+  Axis list;
+  list.list = {0.8, 0.1, 0.5};
+  const auto listed = search::maximise({list}, 10, f);
+  CHECK(listed.trace.size() == 3);
+  CHECK(listed.trace[listed.best].x[0] == 0.8);
+}
+
+TEST_CASE("search: the [search] table's bad input names the key", "[search]") {
+  const std::string head = kCrafted + "[search]\n";
+  const auto fails = [&](const std::string& table, const std::string& message) {
+    INFO(table);
+    try {
+      search::read_spec(parse(head + table));
+      FAIL("no InputError");
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(message));
+    }
+  };
+  const std::string ok_param = "params = [{key = \"training.steps\", min = 1, max = 8}]\n";
+  fails("objective = \"renyi\"\nalpha = 2\nbudget = 0\n" + ok_param,
+        "search.budget = 0 (the number of evaluations");
+  fails("objective = \"renyi\"\nalpha = 2\nbudget = 3\n" + ok_param,
+        "search.budget = 3 (the grid of search.params has 5 points");
+  fails(
+      "objective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = [{key = \"training.steps\", min "
+      "= 8, max = 1}]\n",
+      "search.params[0].max = 1 (empty range: must be >= search.params[0].min = 8)");
+  fails(
+      "objective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = [{key = \"training.steps\", "
+      "values = []}]\n",
+      "search.params[0].values = [] (must be a non-empty list");
+  fails(
+      "objective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = [{key = \"training.steps\", min "
+      "= 1.5, max = 4}]\n",
+      "search.params[0].min = 1.5 (training.steps takes whole numbers");
+  fails("objective = \"ratio\"\nalpha = 2\nbudget = 9\n" + ok_param, "search.bound = <missing>");
+  fails("objective = \"best\"\nbudget = 9\n" + ok_param, "search.objective = \"best\"");
+  fails("objective = \"renyi\"\nalpha = 1\nbudget = 9\n" + ok_param,
+        "search.alpha = 1 (orders must be in (1, 10^4])");
+  fails("objective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = []\n", "search.params = []");
+  fails("objective = \"renyi\"\nalpha = 2\nbudget = 9\nsize = 3\n" + ok_param,
+        "search.size = 3 (unknown key");
+  fails(
+      "objective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = [{key = \"experiment.seed\", "
+      "min = 1, max = 2}]\n",
+      "search.params[0].key = \"experiment.seed\"");
+  try {
+    search::read_spec(parse(kCrafted));
+    FAIL("no InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("search = <missing>"));
+  }
+}
+
+TEST_CASE("search: a point's document sets the keys, drops [search] and reads as one scenario",
+          "[search]") {
+  const auto doc = parse(kCrafted +
+                         "[search]\nobjective = \"renyi\"\nalpha = [2, 4]\nbudget = 20\n"
+                         "params = [{key = \"training.steps\", min = 1, max = 9, points = 3}, "
+                         "{key = \"init.std\", values = [0.0, 0.5]}, {key = "
+                         "\"data.gradient_formula\", formula = \"t < {}\", min = 1, max = 3, "
+                         "integer = true}]\n");
+  const auto spec = search::read_spec(doc);
+  REQUIRE(spec.params.size() == 3);
+  CHECK(spec.params[0].axis.integer);
+  CHECK(spec.params[0].axis.grid() == std::vector<double>{1, 5, 9});
+  CHECK(search::value_text(spec.params[2], 2) == "t < 2");
+  auto point = search::point_document(doc, spec, {5, 0.5, 2});
+  point["data"].as_table()->erase("gradient");
+  CHECK(!point.contains("search"));
+  CHECK(point.at_path("training.steps").value<std::int64_t>() == 5);
+  CHECK(point.at_path("training.steps").is_integer());
+  CHECK(point.at_path("init.std").value<double>() == 0.5);
+  CHECK(point.at_path("data.gradient_formula").value<std::string>() == "t < 2");
+  const auto exp = bounds::parse_experiment(search::to_text(point), "t.toml");
+  REQUIRE(exp.scenarios.size() == 1);
+  CHECK(exp.scenarios.front().steps == 5);
+  // An element of a list: init.mean[0].
+  const auto listed = parse(kCrafted +
+                            "[init]\nmean = [0.0]\n[search]\nobjective = \"renyi\"\n"
+                            "alpha = 2\nbudget = 5\nparams = [{key = \"init.mean[0]\", "
+                            "min = -1, max = 1}]\n");
+  const auto lspec = search::read_spec(listed);
+  const auto lpoint = search::point_document(listed, lspec, {0.25});
+  CHECK(lpoint.at_path("init.mean[0]").value<double>() == 0.25);
+  CHECK(bounds::parse_experiment(search::to_text(lpoint), "t.toml").scenarios.size() == 1);
+  CHECK_THROWS_WITH(
+      search::read_spec(parse(kCrafted + "[search]\nobjective = \"renyi\"\nalpha = 2\n"
+                                         "budget = 5\nparams = [{key = \"init.mean[0]\", "
+                                         "min = -1, max = 1}]\n")),
+      Catch::Contains("search.params[0].key = \"init.mean[0]\" (an element"));
+}
+
+TEST_CASE("search: a point's value is the exact R_alpha's certified lower end", "[search]") {
+  const auto doc = parse(kCrafted +
+                         "[search]\nobjective = \"renyi\"\nalpha = [2, 8]\nbudget = 4\n"
+                         "params = [{key = \"training.steps\", values = [4]}]\n");
+  auto spec = search::read_spec(doc);
+  const auto exp =
+      bounds::parse_experiment(search::to_text(search::point_document(doc, spec, {4})), "t.toml");
+  const auto e = search::evaluate(exp.scenarios.front(), spec, exp.seed);
+  REQUIRE(e.covered);
+  // alpha (eta T g / n)^2 / (2 T s^2) at the largest order, 8: 8 * 0.16 / 2 = 0.64.
+  const double truth = 8 * (0.4 * 0.4) / (2 * 4 * 0.25);
+  CHECK(e.alpha == 8);
+  CHECK(e.value == e.lower);
+  CHECK(e.lower <= truth * (1 + 1e-9));
+  CHECK(e.upper >= truth * (1 - 1e-9));
+  CHECK(e.value == Approx(truth).epsilon(1e-6));
+
+  // The ratio to the Gaussian composition (sensitivity eta g / n = 0.1 over noise 0.5, T = 4
+  // steps): alpha 4 0.04 / 2 = 8 * 0.08 = 0.64 as well, a ratio of 1.
+  auto ratio = spec;
+  ratio.objective = search::ObjectiveKind::kRatio;
+  ratio.bound = "gaussian_composition";
+  const auto r = search::evaluate(exp.scenarios.front(), ratio, exp.seed);
+  REQUIRE(r.covered);
+  CHECK(r.value == Approx(1.0).epsilon(1e-6));
+  CHECK(r.bound == Approx(truth).epsilon(1e-9));
+  // delta(eps) of the Gaussian pair, mu = 0.4 / (0.5 * 2) = 0.4 (Balle & Wang 2018, Theorem 8):
+  // Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2).
+  auto delta = spec;
+  delta.objective = search::ObjectiveKind::kDelta;
+  delta.epsilon = 0.5;
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const double mu = 0.4, eps = 0.5;
+  const double want = phi(-eps / mu + mu / 2) - std::exp(eps) * phi(-eps / mu - mu / 2);
+  const auto d = search::evaluate(exp.scenarios.front(), delta, exp.seed);
+  REQUIRE(d.covered);
+  CHECK(d.value == Approx(want).epsilon(1e-6));
+
+  // A projected chain has no enumerated mixture: delta is "not covered", with the reason.
+  std::string projected = kCrafted;
+  projected.replace(projected.find("steps = 4"), 9, "steps = 4\nprojection_diameter = 10.0");
+  const auto pexp = bounds::parse_experiment(projected, "t.toml");
+  const auto pd = search::evaluate(pexp.scenarios.front(), delta, pexp.seed);
+  CHECK_FALSE(pd.covered);
+  CHECK_THAT(pd.reason, Catch::Contains("delta(eps) is exact for an enumerated 1-D Gaussian"));
+
+  ratio.bound = "no_such_bound";
+  CHECK_THROWS_WITH(search::evaluate(exp.scenarios.front(), ratio, exp.seed),
+                    Catch::Contains("search.bound = \"no_such_bound\""));
+}
