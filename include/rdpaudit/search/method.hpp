@@ -30,7 +30,8 @@ struct Axis {
 struct Score {
   double value = 0.0;
   double width = 0.0;
-  Score(double v = 0.0, double w = 0.0) : value(v), width(w) {}  // NOLINT: a bare value
+  // Implicit: an objective known exactly may return a bare value (width 0).
+  Score(double v = 0.0, double w = 0.0) : value(v), width(w) {}
 };
 
 /// One evaluated point.
@@ -44,7 +45,9 @@ struct Trial {
 struct Outcome {
   std::vector<Trial> trace;  ///< every evaluation, in order; a point is never evaluated twice
   long best = -1;            ///< index into trace of the largest value; -1 when none is covered
-  std::string stopped;       ///< why the refinement ended: "converged", "budget", "no refinement"
+  /// Why the search ended: "converged", "budget", "no refinement (no range axis)" or "no
+  /// covered grid point".
+  std::string stopped;
 };
 
 /// The objective at a point; NaN for "not covered" (never chosen, but kept in the trace).
