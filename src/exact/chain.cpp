@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "formula_chain.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::exact {
@@ -250,7 +251,7 @@ bool evolve_location_pair(const ChainSpec& c, const EngineOptions& o, ChainLaws&
       before.blobs.push_back(
           Blob{centre, 0.5 * (k.hi - k.lo), {k.w, k.w}, {moment, moment}, {second, second}});
     }
-    const Step last_step{{AffineCase{1.0, 1.0, 0.0}}, std::sqrt(var[dp])};
+    const Step last_step{{AffineCase{1.0, 1.0, 0.0}}, std::sqrt(var[dp]), {}};
     ExactLaw& result = dp == 1 ? out.dprime : out.d;
     result.last = propagate(before, last_step, o.renyi.propagate);
     tighten(result.last);
@@ -261,34 +262,72 @@ bool evolve_location_pair(const ChainSpec& c, const EngineOptions& o, ChainLaws&
 
 }  // namespace
 
+namespace {
+
+/// A batch case: the differing record in or out, `others` other records, the normaliser, the
+/// probability.
+struct CaseSpec {
+  bool in;
+  double others, norm, weight;
+};
+
+/// The step of these cases: affine ones (merged where the maps agree), or, for a gradient
+/// formula, map cases (merged where the records' coefficients agree).
+Step step_of(const ChainSpec& c, bool d_prime, const std::vector<CaseSpec>& specs) {
+  if (!c.formula) {
+    std::vector<AffineCase> cases;
+    for (const CaseSpec& k : specs)
+      cases.push_back(batch_case(c, d_prime, k.in, k.others, k.norm, k.weight));
+    return merged(cases, c.step_std);
+  }
+  Step step;
+  step.noise_std = c.step_std;
+  std::vector<std::pair<double, double>> keys;  // (record's, others') coefficient
+  for (const CaseSpec& k : specs) {
+    if (!(k.weight > 0)) continue;
+    const std::pair<double, double> key{k.in ? 1.0 / k.norm : 0.0, k.others / k.norm};
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (it != keys.end()) {
+      step.maps[static_cast<std::size_t>(it - keys.begin())].weight += k.weight;
+      continue;
+    }
+    keys.push_back(key);
+    step.maps.push_back(detail::formula_case(c, d_prime, k.in, k.others, k.norm, k.weight));
+  }
+  return step;
+}
+
+}  // namespace
+
 Step step_in(const ChainSpec& c, bool d_prime) {
   if (c.scheme == BatchScheme::kFullBatch) {
-    return merged({batch_case(c, d_prime, true, c.n - 1, c.n, 1.0)}, c.step_std);
+    return step_of(c, d_prime, {{true, c.n - 1.0, static_cast<double>(c.n), 1.0}});
   }
-  return merged({batch_case(c, d_prime, true, c.batch - 1, c.batch, 1.0)}, c.step_std);
+  return step_of(c, d_prime, {{true, c.batch - 1.0, static_cast<double>(c.batch), 1.0}});
 }
 
 Step step_out(const ChainSpec& c, bool d_prime) {
-  return merged({batch_case(c, d_prime, false, c.batch, c.batch, 1.0)}, c.step_std);
+  const double b = c.batch;
+  return step_of(c, d_prime, {{false, b, b, 1.0}});
 }
 
 Step step_sampled(const ChainSpec& c, bool d_prime) {
+  std::vector<CaseSpec> cases;
   if (c.scheme == BatchScheme::kPoisson) {
     const double q = c.sampling_rate, norm = q * c.n;
-    std::vector<AffineCase> cases;
     for (int k = 0; k <= c.n - 1; ++k) {
       const double pk =
           q >= 1 ? (k == c.n - 1 ? 1.0 : 0.0) : std::exp(log_binomial_pmf(c.n - 1, k, q));
       if (!(pk > 0)) continue;
-      cases.push_back(batch_case(c, d_prime, true, k, norm, q * pk));
-      if (q < 1) cases.push_back(batch_case(c, d_prime, false, k, norm, (1 - q) * pk));
+      cases.push_back({true, static_cast<double>(k), norm, q * pk});
+      if (q < 1) cases.push_back({false, static_cast<double>(k), norm, (1 - q) * pk});
     }
-    return merged(cases, c.step_std);
+    return step_of(c, d_prime, cases);
   }
-  const double w = static_cast<double>(c.batch) / c.n;
-  std::vector<AffineCase> cases = {batch_case(c, d_prime, true, c.batch - 1, c.batch, w)};
-  if (w < 1) cases.push_back(batch_case(c, d_prime, false, c.batch, c.batch, 1 - w));
-  return merged(cases, c.step_std);
+  const double w = static_cast<double>(c.batch) / c.n, b = c.batch;
+  cases.push_back({true, b - 1.0, b, w});
+  if (w < 1) cases.push_back({false, b, b, 1 - w});
+  return step_of(c, d_prime, cases);
 }
 
 namespace {
@@ -368,8 +407,10 @@ int differing_axis(const config::Scenario& s, std::string& why) {
 }  // namespace
 
 std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why) {
-  if (s.loss != LossKind::kQuadratic && s.loss != LossKind::kLinear) {
-    why = "the exact engine covers the quadratic and linear losses (affine updates)";
+  if (s.loss == LossKind::kLogistic) {
+    why =
+        "the exact engine covers the quadratic and linear losses (affine updates) and gradient "
+        "formulas";
     return std::nullopt;
   }
   const auto& data = s.data;
@@ -415,6 +456,8 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     c.record_dprime = data.replacement(axis);
   }
   c.n = n;
+  if (s.loss == LossKind::kGradientFormula && !detail::prepare_formula(c, s.gradient_formula, why))
+    return std::nullopt;
   c.batch = s.batch_size;
   c.scheme = s.scheme;
   c.steps = s.steps;

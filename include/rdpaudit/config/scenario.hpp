@@ -180,6 +180,9 @@ struct Scenario {
   double lambda = 0;           ///< quadratic curvature / logistic L2 regularisation
   double feature_clip = kInf;  ///< logistic: ||x|| <= L (Algorithm 2 feature clipping)
   double clip_norm = kInf;     ///< logistic: per-example clip S_g/2 of the unregularised gradient
+  /// gradient_formula: model.gradient as written, a muparser formula of theta and x giving
+  /// coordinate k of a record's gradient from theta_k and x_k
+  std::string gradient_formula;
 
   // --- training ---
   double eta = 0;
