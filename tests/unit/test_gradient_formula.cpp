@@ -84,6 +84,9 @@ TEST_CASE("model.gradient: a formula of theta and x, checked at validate", "[con
   CHECK_THAT(formula_error("sqrt(x)"), Catch::Contains("nan at theta = -1, x = -1"));
   CHECK_THAT(error_of(experiment("loss = \"gradient_formula\"")),
              Catch::Contains("model.gradient"));
+  std::string paper_noise = experiment(kFormula);
+  paper_noise.replace(paper_noise.find("step_std = 0.15"), 15, "paper_noise_multiplier = 1.0");
+  CHECK_THAT(error_of(paper_noise), Catch::Contains("gradient_formula: none is derived"));
   // a crafted record needs the other records' loss to be quadratic or linear
   std::string crafted = experiment(kFormula);
   crafted.replace(crafted.find("points ="), crafted.find("[training]") - crafted.find("points ="),
@@ -150,6 +153,30 @@ TEST_CASE("gradient formula: theta - x simulates the quadratic loss with lambda 
       CHECK(std::fabs(ma - mb) <= 5 * std::sqrt((va + vb) / N));
       CHECK(std::fabs(va - vb) <= 5 * std::sqrt(2.0 * (va * va + vb * vb) / N) * 1.5);
     }
+  }
+}
+
+TEST_CASE("gradient formula: per coordinate at d = 2, theta - x is the quadratic loss in law",
+          "[sim][formula]") {
+  // the formula applies to each coordinate (theta_k, x_k); the ball of diameter 2 couples them
+  std::string f = experiment(kFormula + "\ndim = 2"), q = experiment(kQuadratic + "\ndim = 2");
+  for (std::string* t : {&f, &q}) {
+    t->replace(t->find("points = "), t->find("differing_index") - t->find("points = "),
+               "points = [[1.0, 0.5], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], "
+               "[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]\n");
+    t->replace(t->find("replacement = [-1.0]"), 20, "replacement = [-1.0, 0.5]");
+  }
+  const long N = 100000;
+  const Eigen::MatrixXd a = sim::simulate_last_iterates(scenario(f), 3, rng::Dataset::kD, 0, N);
+  const Eigen::MatrixXd b = sim::simulate_last_iterates(scenario(q), 4, rng::Dataset::kD, 0, N);
+  REQUIRE(a.cols() == 2);
+  for (int k = 0; k < 2; ++k) {
+    const double ma = a.col(k).mean(), mb = b.col(k).mean();
+    const double va = (a.col(k).array() - ma).square().mean();
+    const double vb = (b.col(k).array() - mb).square().mean();
+    INFO("coordinate " << k << ": means " << ma << " " << mb << ", variances " << va << " " << vb);
+    CHECK(std::fabs(ma - mb) <= 5 * std::sqrt((va + vb) / N));
+    CHECK(std::fabs(va - vb) <= 5 * std::sqrt(2.0 * (va * va + vb * vb) / N) * 1.5);
   }
 }
 
