@@ -6,8 +6,12 @@
 //   bench_exact blog 2 100          one blog cell (b = 2, T = 100)
 //   bench_exact fig2 sp 25          one Figure-2 cell (shuffle_partition, T = 25 steps)
 //   bench_exact fig2 swor 25        (sample_without_replacement)
+//   bench_exact formula "2 * sin(3 * theta) + x" 10
+//                                   experiments/gradient_formula.toml's chain with this
+//                                   gradient formula (T = 10)
 // Optional 4th and 5th arguments: cells per noise sd, cluster width in cells (default: the
 // engine's). Times are the process's CPU time (one core; the machine may be shared).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,13 +27,36 @@ using rdpaudit::config::LossKind;
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench_exact blog|fig2 <b|sp|swor> <T> [cells_per_sd]\n");
+    std::fprintf(stderr,
+                 "usage: bench_exact blog|fig2|formula <b|sp|swor|formula> <T> [cells_per_sd]\n");
     return 2;
   }
   const std::string which = argv[1], variant = argv[2];
   const long T = std::atol(argv[3]);
   ChainSpec c;
-  if (which == "blog") {
+  if (which == "formula") {
+    rdpaudit::config::Scenario s;
+    s.loss = LossKind::kGradientFormula;
+    s.gradient_formula = variant;
+    s.eta = 0.1;
+    s.step_std = 0.2;
+    s.batch_size = 2;
+    s.scheme = BatchScheme::kSampleWithoutReplacement;
+    s.steps = T;
+    s.projection_diameter = 2.0;
+    s.projection_center = Eigen::VectorXd::Zero(1);
+    s.init_mean = Eigen::VectorXd::Zero(1);
+    s.data.points = Eigen::MatrixXd::Zero(10, 1);
+    s.data.points(0, 0) = 1.0;
+    s.data.replacement = Eigen::VectorXd::Constant(1, -1.0);
+    std::string why;
+    const auto chain = chain_from_scenario(s, why);
+    if (!chain) {
+      std::fprintf(stderr, "no exact value: %s\n", why.c_str());
+      return 1;
+    }
+    c = *chain;
+  } else if (which == "blog") {
     c.loss = LossKind::kLinear;
     c.eta = 0.04;
     c.step_std = 0.04;  // eta * blog_sigma
@@ -55,6 +82,7 @@ int main(int argc, char** argv) {
     c.steps_per_epoch = 25;
   }
   c.steps = T;
+  c.steps_per_epoch = std::max(1L, c.steps_per_epoch);
   EngineOptions o;
   if (argc > 4) o.cells_per_sd = std::atoi(argv[4]);
   if (argc > 5) o.cluster_cells = std::atof(argv[5]);

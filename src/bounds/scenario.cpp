@@ -70,6 +70,31 @@ void crafted_constants(const config::Scenario& s, Params& p, std::string& deriva
       g);
 }
 
+// A loss given by its gradient formula (model.loss = "gradient_formula"): nothing about it is
+// derived (a formula may be non-convex, non-smooth, unbounded), so the constants are the
+// [bounds] values the user states, as the user's claim (unchecked). Without bounds.S_g no
+// bound applies (every bound needs the pair's sensitivity); without bounds.lambda (0: convex)
+// and bounds.beta, the bounds whose source assumes a convex smooth loss do not apply; without
+// bounds.L, L = +inf (the blog's bounds say so).
+void formula_constants(const config::Scenario& s, Params& p, ScenarioBounds& out) {
+  const auto& o = s.bounds;
+  if (std::isnan(o.sensitivity)) {
+    p.S_g = 0.0;  // never used: not_applicable
+    if (out.not_applicable.empty()) {
+      out.not_applicable =
+          "model.loss = \"gradient_formula\": the pair's sensitivity S_g is not derived from the "
+          "formula; state it as bounds.S_g (a claim of the user's, unchecked)";
+    }
+  }
+  if (std::isnan(o.lambda) || std::isnan(o.beta)) {
+    p.not_one_loss =
+        "model.loss = \"gradient_formula\": nothing says the loss is convex and smooth, as the "
+        "theorem assumes; state bounds.lambda (strong convexity, 0: convex) and bounds.beta "
+        "(smoothness) as claims of the user's, unchecked";
+  }
+  out.derivation += "; the [bounds] constants are the user's claims about the gradient formula";
+}
+
 }  // namespace
 
 ScenarioBounds bounds_of(const config::Scenario& s) {
@@ -119,7 +144,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
     p.L = c.L;
     p.S_g = s.loss == config::LossKind::kLogistic ? c.S_g : s.sensitivity;
     out.derivation = c.derivation;
-    if (s.loss != config::LossKind::kLogistic) {
+    if (std::isfinite(s.sensitivity)) {
       out.derivation += fmt::format("; S_g = {:.6g}: the sensitivity of this pair", s.sensitivity);
     }
   } catch (const InputError& e) {
@@ -158,6 +183,7 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   override(o.sensitivity, p.S_g, "S_g");
   override(o.lipschitz, p.L, "L");
   override(o.diameter, p.D, "D");
+  if (s.loss == config::LossKind::kGradientFormula) formula_constants(s, p, out);
   for (const auto& c : o.custom) out.custom.emplace_back(custom_bound_spec(c, o.alphas));
   return out;
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "rdpaudit/config/formula.hpp"
 #include "rdpaudit/config/tables.hpp"
 #include "rdpaudit/core/error.hpp"
 
@@ -24,34 +25,6 @@ struct FormulaVars {
   std::array<double, 4> v{};  // t, k, T, d
   static constexpr std::array<const char*, 4> kNames{"t", "k", "T", "d"};
 };
-
-/// Compiles `text` once with the names as muparser constants: an assignment to one (which
-/// with variables would compile and overwrite it), an unknown name, a syntax error or a
-/// comma-separated list (muparser keeps its last item) is an InputError naming the key.
-void check_formula(const std::string& text, Reader& r) {
-  mu::Parser parser;
-  try {
-    for (std::size_t i = 0; i < FormulaVars::kNames.size(); ++i)
-      parser.DefineConst(FormulaVars::kNames[i], 1.0);
-    parser.SetExpr(text);
-    parser.Eval();
-    if (parser.GetNumResults() != 1)
-      r.fail(kFormulaKey,
-             std::string("must be one expression, not a comma-separated list; ") + kNamesText);
-  } catch (const mu::Parser::exception_type& e) {
-    const std::string token = e.GetToken();
-    std::string problem;
-    if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && !token.empty()) {
-      problem = fmt::format("unknown name \"{}\"", token);
-    } else if (e.GetCode() == mu::ecUNEXPECTED_OPERATOR && token == "=") {
-      problem = "assignment is not allowed (compare with ==)";
-    } else {
-      problem = fmt::format("syntax error ({})", e.GetMsg());
-    }
-    r.fail(kFormulaKey, fmt::format("{} at position {}; {}", problem,
-                                    std::min<std::size_t>(e.GetPos(), text.size()), kNamesText));
-  }
-}
 
 // g_t[k] for every step and coordinate: the table the simulator and the exact mixture read.
 Eigen::MatrixXd evaluate_formula(const std::string& text, const Scenario& s, Reader& r) {
@@ -119,7 +92,8 @@ void read_crafted_gradient(Scenario& s, Reader& r) {
         Eigen::Map<const Eigen::RowVectorXd>(g.data(), static_cast<Eigen::Index>(g.size()));
   } else {
     s.data.crafted_formula = r.require_string(kFormulaKey, "a formula in t, k, T, d");
-    check_formula(s.data.crafted_formula, r);
+    check_formula(s.data.crafted_formula, kFormulaKey,
+                  {FormulaVars::kNames.begin(), FormulaVars::kNames.end()}, kNamesText, r);
     s.data.crafted_gradient = evaluate_formula(s.data.crafted_formula, s, r);
   }
   // model.clip_norm (linear loss): DP-SGD clips the record's gradient at every step.

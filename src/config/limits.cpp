@@ -196,6 +196,7 @@ void check_scenario_limits(const Scenario& s, Reader& r, long trajectories,
                            const TrajectorySource& source) {
   check_noise(s, r);
   check_range(s, r);
+  check_gradient_values(s, r);
   if (!source.simulated) return;
   check_work(s, r, trajectories, source);
   check_iterates(s, r);

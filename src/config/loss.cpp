@@ -1,10 +1,13 @@
 #include "rdpaudit/config/loss.hpp"
 
 #include <fmt/format.h>
+#include <muParser.h>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "rdpaudit/config/formula.hpp"
 #include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
 
@@ -154,7 +157,81 @@ double logistic_gradient_bound(const Scenario& s, double x) {
   return std::min(s.clip_norm, std::sqrt(2.0 * (x * x + 1.0)));
 }
 
+// ---------------------------------------------------------------- gradient formula
+// A loss given by its gradient: coordinate k of a record's gradient is g(theta_k, x_k), a
+// muparser formula (model.gradient). Nothing is derived from it: its convexity, smoothness,
+// Lipschitz constant and the pair's S_g are what the user states in [bounds]
+// (bounds/scenario.cpp), and its growth is not bounded a priori (sim/ detects a divergence).
+
+void read_gradient_formula(Scenario& s, Reader& r) {
+  read_dimension(s, r);
+  s.gradient_formula = r.require_string(kGradientKey, "a formula of theta and x");
+  check_formula(s.gradient_formula, kGradientKey, {kGradientNames.begin(), kGradientNames.end()},
+                kGradientNamesText, r);
+}
+
+double unknown_pair_sensitivity(const Scenario&, const Eigen::VectorXd&) {
+  return kNaN;
+}
+
+LossConstants formula_constants(const LossDescription&) {
+  return {0.0, 0.0, kNaN, kInf,
+          "gradient formula: no constant is derived from it (lambda, beta, L and S_g are the "
+          "[bounds] values the user states, unchecked)"};
+}
+
+double unknown_gradient_bound(const Scenario&, double) {
+  return kNaN;
+}
+double unknown_contraction(const Scenario&) {
+  return kNaN;
+}
+
 }  // namespace
+
+void check_gradient_values(const Scenario& s, Reader& r) {
+  if (s.loss != LossKind::kGradientFormula) return;
+  double theta = 0, x = 0;
+  mu::Parser parser;
+  parser.DefineVar(kGradientNames[0], &theta);
+  parser.DefineVar(kGradientNames[1], &x);
+  parser.SetExpr(s.gradient_formula);
+  const auto& pts = s.data.points;
+  const double spread = 10.0 * (s.init_std + s.step_std * std::sqrt(static_cast<double>(s.steps)));
+  for (int k = 0; k < s.dim; ++k) {
+    std::vector<double> values = {s.data.replacement(k)};
+    for (Eigen::Index i = 0; i < pts.rows(); ++i) values.push_back(pts(i, k));
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    double lo = 0, hi = 0;
+    if (std::isfinite(s.projection_diameter)) {
+      const double c = s.projection_center.size() > k ? s.projection_center(k) : 0.0;
+      lo = c - 0.5 * s.projection_diameter;
+      hi = c + 0.5 * s.projection_diameter;
+    } else {
+      const double c = s.init_mean.size() > k ? s.init_mean(k) : 0.0;
+      lo = c - spread;
+      hi = c + spread;
+    }
+    for (double v : values) {
+      x = v;
+      for (int i = 0; i <= kGradientCheckPoints; ++i) {
+        theta = lo + (hi - lo) * i / kGradientCheckPoints;
+        const double g = parser.Eval();
+        if (!std::isfinite(g) || std::fabs(g) > kMaxMagnitude) {
+          r.fail(kGradientKey,
+                 fmt::format("gives {} at theta = {}, x = {} (coordinate {}); the gradient must "
+                             "be finite, of magnitude at most 1e100, wherever the iterates may "
+                             "be (checked at {} points of theta over {})",
+                             g, theta, x, k, kGradientCheckPoints + 1,
+                             std::isfinite(s.projection_diameter)
+                                 ? "the projection's interval"
+                                 : "theta_0's mean +- 10 (init.std + s sqrt(T))"));
+        }
+      }
+    }
+  }
+}
 
 const std::vector<LossFamily>& loss_families() {
   static const std::vector<LossFamily> table = {
@@ -165,6 +242,9 @@ const std::vector<LossFamily>& loss_families() {
        logistic_constants, logistic_gradient_bound, lambda_contraction, false, "the parameters"},
       {LossKind::kLinear, "linear", read_linear, linear_pair_sensitivity, linear_constants,
        linear_gradient_bound, linear_contraction, false, "the parameters"},
+      {LossKind::kGradientFormula, "gradient_formula", read_gradient_formula,
+       unknown_pair_sensitivity, formula_constants, unknown_gradient_bound, unknown_contraction,
+       false, "the parameters"},
   };
   return table;
 }

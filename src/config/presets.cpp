@@ -144,10 +144,11 @@ NeighbouringPair make_preset(const std::string& name, const Scenario& s, Reader&
     return logistic_synthetic(s, r);
   }
   if (name == "crafted_gradient") {
-    if (s.loss == LossKind::kLogistic) {
+    if (s.loss != LossKind::kQuadratic && s.loss != LossKind::kLinear) {
       r.fail("data.preset",
              "preset for model.loss = \"quadratic\" or \"linear\" (the other "
-             "records' losses), but model.loss = \"logistic\"");
+             "records' losses), but model.loss = \"" +
+                 to_string(s.loss) + "\"");
     }
     return crafted_gradient(s, r);
   }

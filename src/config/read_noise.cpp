@@ -73,7 +73,8 @@ void read_noise(Scenario& s, Reader& r) {
       if (!(std::isfinite(s.sensitivity) && s.sensitivity > 0)) {
         r.fail("noise.paper_noise_multiplier",
                "needs a finite, positive sensitivity S_g (logistic: set model.clip_norm; "
-               "other losses: D and D' must differ)");
+               "gradient_formula: none is derived from the formula, give noise.step_std or "
+               "noise.sigma; other losses: D and D' must differ)");
       }
       s.step_std = step_std_from_paper_noise_multiplier(s.noise_value, s.eta, s.sensitivity, b);
       break;

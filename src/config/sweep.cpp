@@ -44,13 +44,14 @@ const std::vector<std::string>& sweepable_keys() {
                                                 "tally.pilot_trajectories",
                                                 "tally.raw_samples",
                                                 "training.scheme",
-                                                "data.gradient_formula"};
+                                                "data.gradient_formula",
+                                                "model.gradient"};
   return keys;
 }
 
 // The swept keys whose values are strings.
 bool textual_key(const std::string& key) {
-  return key == "training.scheme" || key == "data.gradient_formula";
+  return key == "training.scheme" || key == "data.gradient_formula" || key == "model.gradient";
 }
 
 }  // namespace

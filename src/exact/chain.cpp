@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "formula_chain.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::exact {
@@ -14,52 +15,6 @@ namespace {
 
 using config::BatchScheme;
 using config::LossKind;
-
-/// The update x -> a x + c of a batch with the differing record in or out and `others`
-/// other records, normalised by `norm` (b, or q n under Poisson).
-AffineCase batch_case(const ChainSpec& c, bool d_prime, bool in, double others, double norm,
-                      double weight) {
-  const bool absent = c.crafted && d_prime;             // D' lacks the crafted record
-  const bool crafted_in = c.crafted && !d_prime && in;  // D's record: a gradient, no loss
-  const double record = d_prime ? c.record_dprime : c.record_d;
-  AffineCase k;
-  k.weight = weight;
-  if (c.loss == LossKind::kQuadratic) {
-    const double loss_records = others + ((in && !absent && !c.crafted) ? 1.0 : 0.0);
-    double sum = others * c.background + ((in && !absent && !c.crafted) ? record : 0.0);
-    k.slope = 1.0 - c.eta * c.lambda * loss_records / norm;
-    k.shift = c.eta * c.lambda * sum / norm;
-    if (crafted_in) k.shift -= c.eta * record / norm;
-  } else {
-    const double sum = others * c.background + ((in && !absent) ? record : 0.0);
-    k.slope = 1.0;
-    k.shift = -c.eta * sum / norm;
-  }
-  return k;
-}
-
-/// Merges cases with the same map (their weights add).
-Step merged(std::vector<AffineCase> cases, double s) {
-  Step step;
-  step.noise_std = s;
-  for (const AffineCase& k : cases) {
-    if (!(k.weight > 0)) continue;
-    auto it = std::find_if(step.cases.begin(), step.cases.end(), [&](const AffineCase& o) {
-      return o.slope == k.slope && o.shift == k.shift;
-    });
-    if (it == step.cases.end()) {
-      step.cases.push_back(k);
-    } else {
-      it->weight += k.weight;
-    }
-  }
-  return step;
-}
-
-double log_binomial_pmf(int n, int k, double q) {
-  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(q) +
-         (n - k) * std::log1p(-q);
-}
 
 void choose_grid(const ChainSpec& c, const EngineOptions& o, double& lo, double& hi, int& cells) {
   grid_interval(c, o, lo, hi);
@@ -250,7 +205,7 @@ bool evolve_location_pair(const ChainSpec& c, const EngineOptions& o, ChainLaws&
       before.blobs.push_back(
           Blob{centre, 0.5 * (k.hi - k.lo), {k.w, k.w}, {moment, moment}, {second, second}});
     }
-    const Step last_step{{AffineCase{1.0, 1.0, 0.0}}, std::sqrt(var[dp])};
+    const Step last_step{{AffineCase{1.0, 1.0, 0.0}}, std::sqrt(var[dp]), {}};
     ExactLaw& result = dp == 1 ? out.dprime : out.d;
     result.last = propagate(before, last_step, o.renyi.propagate);
     tighten(result.last);
@@ -260,36 +215,6 @@ bool evolve_location_pair(const ChainSpec& c, const EngineOptions& o, ChainLaws&
 }
 
 }  // namespace
-
-Step step_in(const ChainSpec& c, bool d_prime) {
-  if (c.scheme == BatchScheme::kFullBatch) {
-    return merged({batch_case(c, d_prime, true, c.n - 1, c.n, 1.0)}, c.step_std);
-  }
-  return merged({batch_case(c, d_prime, true, c.batch - 1, c.batch, 1.0)}, c.step_std);
-}
-
-Step step_out(const ChainSpec& c, bool d_prime) {
-  return merged({batch_case(c, d_prime, false, c.batch, c.batch, 1.0)}, c.step_std);
-}
-
-Step step_sampled(const ChainSpec& c, bool d_prime) {
-  if (c.scheme == BatchScheme::kPoisson) {
-    const double q = c.sampling_rate, norm = q * c.n;
-    std::vector<AffineCase> cases;
-    for (int k = 0; k <= c.n - 1; ++k) {
-      const double pk =
-          q >= 1 ? (k == c.n - 1 ? 1.0 : 0.0) : std::exp(log_binomial_pmf(c.n - 1, k, q));
-      if (!(pk > 0)) continue;
-      cases.push_back(batch_case(c, d_prime, true, k, norm, q * pk));
-      if (q < 1) cases.push_back(batch_case(c, d_prime, false, k, norm, (1 - q) * pk));
-    }
-    return merged(cases, c.step_std);
-  }
-  const double w = static_cast<double>(c.batch) / c.n;
-  std::vector<AffineCase> cases = {batch_case(c, d_prime, true, c.batch - 1, c.batch, w)};
-  if (w < 1) cases.push_back(batch_case(c, d_prime, false, c.batch, c.batch, 1 - w));
-  return merged(cases, c.step_std);
-}
 
 namespace {
 
@@ -368,8 +293,10 @@ int differing_axis(const config::Scenario& s, std::string& why) {
 }  // namespace
 
 std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::string& why) {
-  if (s.loss != LossKind::kQuadratic && s.loss != LossKind::kLinear) {
-    why = "the exact engine covers the quadratic and linear losses (affine updates)";
+  if (s.loss == LossKind::kLogistic) {
+    why =
+        "the exact engine covers the quadratic and linear losses (affine updates) and gradient "
+        "formulas";
     return std::nullopt;
   }
   const auto& data = s.data;
@@ -415,6 +342,8 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     c.record_dprime = data.replacement(axis);
   }
   c.n = n;
+  if (s.loss == LossKind::kGradientFormula && !detail::prepare_formula(c, s.gradient_formula, why))
+    return std::nullopt;
   c.batch = s.batch_size;
   c.scheme = s.scheme;
   c.steps = s.steps;

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "gaussian_bounds.hpp"
+#include "kernel.hpp"
+#include "rdpaudit/core/error.hpp"
 #include "rdpaudit/exact/law.hpp"
 
 namespace rdpaudit::exact {
@@ -50,6 +52,50 @@ void add_density(const DensityCoef& c, double pl, double pu, double dl, double d
 }
 
 }  // namespace
+
+void detail::density_of_maps(const CellLaw& law, const Step& step, const std::vector<double>& ys,
+                             double reach, std::vector<double>& lo, std::vector<double>& hi) {
+  if (!law.blobs.empty()) throw InternalError("density_after_step: map cases from blobs");
+  const double s = step.noise_std, inv_s = 1.0 / s, h = law.width();
+  for (const MapCase& mcase : step.maps) {
+    const double w = mcase.weight;
+    // the affine part's bracket (image coordinate), widened by error sup |d/dm pdf_s(y - m)|
+    // = error sup |u pdf(u)| / s^2 over the image's hull
+    const auto add_source = [&](const LocalAffine& e, double half, double pl, double pu, double dl,
+                                double du, double vl, double vu) {
+      const double a = e.slope, hm = std::fabs(a) * half, spread = hm + e.error;
+      const auto from = std::lower_bound(ys.begin(), ys.end(), e.image - spread - reach);
+      const auto to = std::upper_bound(ys.begin(), ys.end(), e.image + spread + reach);
+      for (auto it = from; it < to; ++it) {
+        const auto i = static_cast<std::size_t>(it - ys.begin());
+        double l = 0, u = 0;
+        add_density(density_coef(*it - e.image, hm, s), pl, pu, std::min(a * dl, a * du),
+                    std::max(a * dl, a * du), a * a * vl, a * a * vu, l, u);
+        if (e.error > 0) {
+          const double uc = (*it - e.image) * inv_s;
+          const double pert =
+              pu * e.error * sup_u_pdf(uc - spread * inv_s, uc + spread * inv_s) * inv_s * inv_s;
+          l = std::max(0.0, l - pert);
+          u += pert;
+        }
+        lo[i] += w * l;
+        hi[i] += w * u;
+      }
+    };
+    for (int j = 0; j < law.cells; ++j) {
+      const auto js = static_cast<std::size_t>(j);
+      if (law.mass_hi[js] == 0) continue;
+      const double x0 = law.lo + j * h;
+      add_source(mcase.enclose(x0, x0 + h), 0.5 * h, law.mass_lo[js], law.mass_hi[js],
+                 law.moment_lo[js], law.moment_hi[js], law.second_lo[js], law.second_hi[js]);
+    }
+    for (const PointMass& p : law.points) {
+      if (p.mass.hi == 0) continue;
+      add_source(mcase.enclose(p.x, p.x), 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
+    }
+    for (std::size_t i = 0; i < ys.size(); ++i) hi[i] += w * law.outside.hi * pdf(0.0) / s;
+  }
+}
 
 void density_after_step(const CellLaw& law, const Step& step, const std::vector<double>& ys,
                         std::vector<double>& lo, std::vector<double>& hi,
@@ -178,6 +224,7 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
       hi[i] += w * acc_hi[i];
     }
   }
+  if (!step.maps.empty()) density_of_maps(law, step, ys, reach, lo, hi);
 }
 
 }  // namespace rdpaudit::exact

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gaussian_bounds.hpp"
+#include "kernel.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::exact {
@@ -15,167 +16,6 @@ namespace rdpaudit::exact {
 namespace {
 
 using namespace detail;
-
-/// What one source (a cell's image interval [mc - hm, mc + hm], or a point: hm = 0) sends
-/// to one target cell, per unit of the source's mass and moment.
-struct Coef {
-  double g_min = 0, g_max = 0;  ///< range of the target's probability over the source
-  double g_centre = 0;          ///< at the source's centre
-  double remainder = 0;         ///< Taylor remainder bound per unit mass
-  double slope = 0;             ///< d/dx of the probability at the centre (times the moment)
-  double h_lo = 0, h_hi = 0;    ///< range of the target's first moment per unit mass
-  double curvature = 0;         ///< half the second m-derivative of the probability at the centre
-  double third = 0;             ///< third-order remainder per unit of second moment
-  double k_lo = 0, k_hi = 0;    ///< range of the target's second moment per unit mass
-  /// Taylor bracket of the target's first moment: value and m-derivative at the centre, and
-  /// the remainder per unit of second moment
-  double m_centre = 0, m_slope = 0, m_third = 0;
-  /// the same for the target's second moment
-  double k_centre = 0, k_slope = 0, k_third = 0;
-};
-
-/// The coefficients of target cells [e0 + i h, e0 + (i + 1) h), i = 0 .. count - 1, from a
-/// source whose image has centre mc and half-width hm under a map of slope a, noise s.
-void coefficients(double e0, double h, int count, double mc, double hm, double a, double s,
-                  std::vector<Coef>& out) {
-  out.assign(static_cast<std::size_t>(count), Coef{});
-  const double inv_s = 1.0 / s, du = hm * inv_s;
-  const double peak = std::erf(0.5 * h * inv_s * kInvSqrt2);
-  double u_prev = (e0 - mc) * inv_s;
-  double pdf_prev = pdf(u_prev), psi_prev = sup_u_pdf(u_prev - du, u_prev + du);
-  for (int i = 0; i < count; ++i) {
-    const double ea = e0 + i * h, eb = ea + h, y = ea + 0.5 * h;
-    const double ua = u_prev, ub = (eb - mc) * inv_s;
-    const double pdf_b = pdf(ub), psi_b = sup_u_pdf(ub - du, ub + du);
-    Coef& c = out[static_cast<std::size_t>(i)];
-    c.g_centre = interval_prob(ua, ub);
-    if (hm > 0) {
-      const double g_lo = interval_prob(ua + du, ub + du);  // centre at mc - hm
-      const double g_hi = interval_prob(ua - du, ub - du);  // centre at mc + hm
-      c.g_min = std::min(g_lo, g_hi);
-      // unimodal in the centre, largest when the centre is the target's midpoint
-      c.g_max = (mc + hm <= y) ? g_hi : (mc - hm >= y ? g_lo : peak);
-      c.g_max = std::max(c.g_max, std::max(g_lo, g_hi));
-      c.slope = a * (pdf_prev - pdf_b) * inv_s;
-      // G''(m) = (u_a pdf(u_a) - u_b pdf(u_b)) / s^2 with u_b - u_a = h / s: by the mean value
-      // theorem at most h / s times sup |(1 - u^2) pdf(u)| / s^2 over the edges' range (second
-      // order in h / s relative to G), and at most the sum of the two terms
-      const double g2 =
-          std::min(psi_prev + psi_b, h * inv_s * sup_u2m1_pdf(ua - du, ub + du)) * inv_s * inv_s;
-      c.remainder = 0.5 * g2 * hm * hm;
-      // second order: G''(centre) / 2, and |G'''| <= (h / s) sup |(u^3 - 3u) pdf| / s^3 (mean
-      // value theorem on (1 - u^2) pdf(u) between the edges) with |m - centre|^3 <= hm (m -
-      // centre)^2
-      c.curvature = 0.5 * (ua * pdf_prev - ub * pdf_b) * inv_s * inv_s;
-      const double g3 = std::min(sup_1mu2_pdf(ua - du, ua + du) + sup_1mu2_pdf(ub - du, ub + du),
-                                 h * inv_s * sup_u3m3u_pdf(ua - du, ub + du)) *
-                        inv_s * inv_s * inv_s;
-      c.third = g3 * hm / 6.0;
-      // the target's second moment K(m): its value at the centre and |K'| <= (h/2)^2 (h/s)
-      // sup |u pdf(u)| / s over the image
-      const double k_c = second_moment_integral(y, h, mc, s);
-      const double k_slope = 0.25 * h * h * h * inv_s * sup_u_pdf(ua - du, ub + du) * inv_s;
-      c.k_lo = std::max(0.0, k_c - hm * k_slope);
-      c.k_hi = std::min(0.25 * h * h * c.g_max, k_c + hm * k_slope);
-      c.k_hi = std::max(c.k_hi, c.k_lo);
-      // the first moment H(m) by Taylor: |H''| <= (h/2) h sup |(u^2 - 1) pdf| / s^3
-      first_moment_integrals(y, h, mc, s, c.m_centre, c.m_slope);
-      c.m_third = 0.5 * 0.5 * h * h * sup_u2m1_pdf(ua - du, ub + du) * inv_s * inv_s * inv_s;
-      // and K(m): |K''| <= (h/2)^2 h sup |(u^2 - 1) pdf| / s^3
-      c.k_centre = k_c;
-      c.k_slope = second_moment_slope(y, h, mc, s);
-      c.k_third = 0.5 * 0.25 * h * h * h * sup_u2m1_pdf(ua - du, ub + du) * inv_s * inv_s * inv_s;
-      // mean offset within the target of N(m, s^2) given the target: increasing in m
-      const auto mean_offset = [&](double m, double g) {
-        const double u1 = (ea - m) * inv_s, u2 = (eb - m) * inv_s;
-        double mu = g > 0 ? s * (pdf(u1) - pdf(u2)) / g + (m - y) : (m < y ? -0.5 * h : 0.5 * h);
-        if (!std::isfinite(mu)) mu = m < y ? -0.5 * h : 0.5 * h;
-        return std::clamp(mu, -0.5 * h, 0.5 * h);
-      };
-      const double mu_lo = mean_offset(mc - hm, g_lo), mu_hi = mean_offset(mc + hm, g_hi);
-      c.h_lo = std::min(c.g_min * mu_lo, c.g_max * mu_lo);
-      c.h_hi = std::max(c.g_min * mu_hi, c.g_max * mu_hi);
-    } else {
-      c.g_min = c.g_max = c.g_centre;
-      double mu = c.g_centre > 0 ? s * (pdf_prev - pdf_b) / c.g_centre + (mc - y)
-                                 : (mc < y ? -0.5 * h : 0.5 * h);
-      if (!std::isfinite(mu)) mu = mc < y ? -0.5 * h : 0.5 * h;
-      mu = std::clamp(mu, -0.5 * h, 0.5 * h);
-      c.h_lo = c.h_hi = c.g_centre * mu;
-      c.k_lo = c.k_hi = std::min(0.25 * h * h * c.g_centre, second_moment_integral(y, h, mc, s));
-      first_moment_integrals(y, h, mc, s, c.m_centre, c.m_slope);
-      c.m_centre = std::clamp(c.m_centre, c.h_lo, c.h_hi);
-      c.k_centre = c.k_lo;
-    }
-    u_prev = ub;
-    pdf_prev = pdf_b;
-    psi_prev = psi_b;
-  }
-}
-
-/// Adds weight * (what a source of mass [pl, pu] and moment [dl, du] sends through the
-/// coefficients) to the target cells first .. first + count - 1 of `out`.
-void accumulate(const std::vector<Coef>& coef, int skip, int first, int count, double weight,
-                double pl, double pu, double dl, double du, double vl, double vu, CellLaw& out) {
-  for (int i = 0; i < count; ++i) {
-    const Coef& c = coef[static_cast<std::size_t>(skip + i)];
-    const double lin_lo = std::min(dl * c.slope, du * c.slope);
-    const double lin_hi = std::max(dl * c.slope, du * c.slope);
-    const double t_lo = c.g_centre - c.remainder, t_hi = c.g_centre + c.remainder;
-    const double base_lo = (c.g_centre >= 0 ? pl : pu) * c.g_centre;
-    const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
-    const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
-    const double lo =
-        std::max({pl * c.g_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, base_lo + lin_lo + quad_lo});
-    const double hi =
-        std::min({pu * c.g_max, pu * t_hi + lin_hi, pu * c.g_centre + lin_hi + quad_hi});
-    const auto k = static_cast<std::size_t>(first + i);
-    out.mass_lo[k] += weight * std::max(lo, 0.0);
-    out.mass_hi[k] += weight * std::max(hi, 0.0);
-    const double mlin_lo = std::min(dl * c.m_slope, du * c.m_slope);
-    const double mlin_hi = std::max(dl * c.m_slope, du * c.m_slope);
-    const double m_lo = std::min(pl * c.m_centre, pu * c.m_centre) + mlin_lo - vu * c.m_third;
-    const double m_hi = std::max(pl * c.m_centre, pu * c.m_centre) + mlin_hi + vu * c.m_third;
-    out.moment_lo[k] += weight * std::max(std::min(pl * c.h_lo, pu * c.h_lo), m_lo);
-    out.moment_hi[k] += weight * std::min(std::max(pl * c.h_hi, pu * c.h_hi), m_hi);
-    const double klin_lo = std::min(dl * c.k_slope, du * c.k_slope);
-    const double klin_hi = std::max(dl * c.k_slope, du * c.k_slope);
-    const double k_lo = pl * c.k_centre + klin_lo - vu * c.k_third;
-    const double k_hi = pu * c.k_centre + klin_hi + vu * c.k_third;
-    out.second_lo[k] += weight * std::max(pl * c.k_lo, k_lo);
-    out.second_hi[k] += weight * std::min(pu * c.k_hi, k_hi);
-  }
-}
-
-/// Mass a source sends beyond `edge` (upwards = true: above it), as bounds for a source with
-/// image centre mc, half-width hm, slope a, mass [pl, pu] and moment [dl, du].
-Bracket beyond(double edge, bool upwards, double mc, double hm, double a, double s, double pl,
-               double pu, double dl, double du, double vl, double vu) {
-  const double inv_s = 1.0 / s;
-  const auto f = [&](double m) {
-    const double u = (edge - m) * inv_s;
-    return upwards ? upper_tail(u) : lower_tail(u);
-  };
-  const double fc = f(mc);
-  if (hm == 0) return {pl * fc, pu * fc};
-  const double f_lo = f(mc - hm), f_hi = f(mc + hm);
-  const double range_lo = upwards ? f_lo : f_hi, range_hi = upwards ? f_hi : f_lo;
-  const double uc = (edge - mc) * inv_s;
-  const double slope = a * (upwards ? 1.0 : -1.0) * pdf(uc) * inv_s;
-  const double rem = 0.5 * sup_u_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * hm * hm;
-  const double lin_lo = std::min(dl * slope, du * slope), lin_hi = std::max(dl * slope, du * slope);
-  const double t_lo = fc - rem;
-  // second order: f'' = +-u pdf(u) / s^2 at the centre, |f'''| <= sup |1 - u^2| pdf / s^3
-  const double curv = 0.5 * (upwards ? 1.0 : -1.0) * uc * pdf(uc) * inv_s * inv_s * a * a;
-  const double third = sup_1mu2_pdf(uc - hm * inv_s, uc + hm * inv_s) * inv_s * inv_s * inv_s * a *
-                       a * a * (hm / a) / 6.0;
-  const double quad_lo = std::min(vl * curv, vu * curv) - vu * third;
-  const double quad_hi = std::max(vl * curv, vu * curv) + vu * third;
-  const double lo =
-      std::max({pl * range_lo, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, pl * fc + lin_lo + quad_lo});
-  const double hi = std::min({pu * range_hi, pu * (fc + rem) + lin_hi, pu * fc + lin_hi + quad_hi});
-  return {std::max(lo, 0.0), std::max(hi, 0.0)};
-}
 
 struct LatticeTable {
   long first = 0;  ///< first target cell, relative to the source's lattice cell
@@ -283,7 +123,7 @@ CellLaw initial_law(double lo, double hi, int cells, bool clamped, double x0, do
     return start;
   }
   // N(x0, sd^2) is one exact step from the point mass
-  return propagate(start, Step{{AffineCase{1.0, 1.0, 0.0}}, sd});
+  return propagate(start, Step{{AffineCase{1.0, 1.0, 0.0}}, sd, {}});
 }
 
 void add_scaled(CellLaw& acc, const CellLaw& law, double weight) {
@@ -362,7 +202,8 @@ void tighten(CellLaw& law) {
 CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& options) {
   check_law(law, "propagate");
   const double s = step.noise_std;
-  if (!(s > 0) || step.cases.empty()) throw InternalError("propagate: noise_std > 0, cases");
+  if (!(s > 0) || (step.cases.empty() && step.maps.empty()))
+    throw InternalError("propagate: noise_std > 0, cases");
   CellLaw out = empty_like(law);
   out.total = law.total;
   const int n = law.cells;
@@ -377,17 +218,8 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   // (moments in the image's coordinate: a D and a^2 V about the image's centre mc)
   const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu, double dl,
                               double du, double vl, double vu) {
-    const Bracket up = beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
-    const Bracket down = beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
-    if (law.clamped) {
-      out.points[0].mass.lo += weight * down.lo;
-      out.points[0].mass.hi += weight * down.hi;
-      out.points[1].mass.lo += weight * up.lo;
-      out.points[1].mass.hi += weight * up.hi;
-    } else {
-      out.outside.lo += weight * (up.lo + down.lo);
-      out.outside.hi += weight * (up.hi + down.hi);
-    }
+    add_edges(weight, beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu),
+              beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu), out);
   };
   // the target cells within reach of an image [m_lo, m_hi]: [first, last]
   const auto window = [&](double m_lo, double m_hi, int& first, int& last) {
@@ -541,6 +373,7 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       add_beyond(cs.weight, mc, hb, b.mass.lo, b.mass.hi, dl, du, vl, vu);
     }
   }
+  if (!step.maps.empty()) propagate_maps(law, step, reach_sds, out, unvisited);
   // mass outside an unclamped grid: anywhere; it may reach any cell, at most a cell's peak
   // probability of it, and may stay outside
   if (!law.clamped && law.outside.hi > 0) {

@@ -62,6 +62,12 @@ expect_invalid(crafted_not_finite "${crafted}gradient_formula = \"1 / (t - 3)\"\
 expect_invalid(crafted_assignment "${crafted}gradient_formula = \"t = 1\"\n" "(assignment is not allowed")
 expect_invalid(crafted_both "${crafted}gradient = [1.0, 2.0]\ngradient_formula = \"t\"\n" "give exactly one of data.gradient")
 expect_invalid(crafted_neither "${crafted}" "give exactly one of data.gradient")
+# model.loss = "gradient_formula": model.gradient checked as the crafted formulas are, and
+# finite over the projection's interval at every record's value.
+set(formula "[experiment]\nseed = 1\ntrajectories = 100\n[training]\nscheme = \"full_batch\"\neta = 0.1\nsteps = 5\nprojection_diameter = 2.0\n[noise]\nstep_std = 0.5\n[data]\npoints = [[1.0], [0.0]]\ndiffering_index = 0\nreplacement = [-1.0]\n[model]\nloss = \"gradient_formula\"\n")
+expect_invalid(formula_unknown_name "${formula}gradient = \"theta + t\"\n" "model.gradient = \"theta + t\" (unknown name \"t\" at position 8")
+expect_invalid(formula_not_finite "${formula}gradient = \"x / theta\"\n" "model.gradient = \"x / theta\" (gives -inf at theta = 0, x = -1")
+expect_invalid(formula_assignment "${formula}gradient = \"theta = x\"\n" "(assignment is not allowed")
 string(REPLACE "[data]" "[data]\ngradient = [1.0]" misplaced "${base}")
 expect_invalid(crafted_key_other_preset "${misplaced}[noise]\nsigma = 1\n" "data.gradient = [ 1.0 ] (unknown key")
 

@@ -88,9 +88,11 @@ struct Params {
   Adjacency adjacency = Adjacency::kReplaceOne;
 
   /// Non-empty: the differing record's gradient is not the gradient of one loss applied at
-  /// every step (a crafted gradient that changes with the step), and why. Every bound whose
-  /// source assumes a loss l(theta; x) per record is then not applicable; the composition
-  /// bounds, which need only a per-step gradient of norm <= S_g, still are.
+  /// every step (a crafted gradient that changes with the step), or it is, but nothing says
+  /// the loss has the convexity and smoothness the theorems assume (a gradient formula whose
+  /// constants the user did not state), and why. Every bound whose source assumes a convex
+  /// loss l(theta; x) per record is then not applicable; the composition bounds, which need
+  /// only a per-step gradient of norm <= S_g, still are.
   std::string not_one_loss;
   /// Non-empty: the loss constants a source needs (beta, L) are unknown, and why, naming the
   /// key that would give them (the logistic loss without model.feature_clip). Every bound that

@@ -5,6 +5,7 @@
 // gradient itself is sim's (sim/loss.hpp).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,27 @@ struct LossConstants {
 ///            L = min(C, sqrt(2 (L_feat^2 + 1))) + lambda D/2.
 /// linear     l = <g, theta> with ||g|| <= R: Hessian 0 (beta = 0, not strongly convex),
 ///            S_g = 2 R, L = R.
+/// gradient_formula: nothing derived (lambda = beta = 0, S_g = NaN, L = +inf placeholders);
+///            the bounds use the [bounds] constants the user states (bounds/scenario.cpp).
 /// Throws InputError when a constant the family needs is missing (R, L_feat) or negative.
 LossConstants derive_loss_constants(const LossDescription& loss);
+
+/// model.gradient (model.loss = "gradient_formula"): the names its formula reads, theta
+/// (coordinate k of the parameters) and x (coordinate k of the record).
+inline constexpr const char* kGradientKey = "model.gradient";
+inline constexpr std::array<const char*, 2> kGradientNames{"theta", "x"};
+inline constexpr const char* kGradientNamesText =
+    "the formula may use theta (a coordinate of the parameters), x (the same coordinate of the "
+    "record) and muparser's functions";
+
+/// Points of theta (plus one) at which check_gradient_values evaluates model.gradient.
+inline constexpr int kGradientCheckPoints = 1000;
+
+/// model.loss = "gradient_formula": model.gradient is finite (at most 1e100 in magnitude) at
+/// every record's value x (each coordinate, D and D') and 1001 points theta spread over the
+/// projection's interval on that coordinate (unprojected: theta_0's mean +- 10 (init.std +
+/// s sqrt(T))); otherwise an InputError naming model.gradient. Nothing for other losses.
+void check_gradient_values(const Scenario& s, Reader& r);
 
 /// One loss family: everything config knows of it. A new family is its LossKind enumerator,
 /// its row of loss_families() and its functor in sim/loss.hpp.

@@ -183,6 +183,9 @@ struct Scenario {
   /// S_g/2 of the replace-one pair; linear: every record's g and a crafted g_t, clipped when
   /// read); +inf: none. The noise multiplier z is relative to it.
   double clip_norm = kInf;
+  /// gradient_formula: model.gradient as written, a muparser formula of theta and x giving
+  /// coordinate k of a record's gradient from theta_k and x_k
+  std::string gradient_formula;
 
   // --- training ---
   double eta = 0;

@@ -16,6 +16,9 @@ enum class LossKind {
   kQuadratic,  ///< lambda/2 ||theta - x||^2: affine updates, exact ground truth
   kLogistic,   ///< regularised multiclass logistic regression (paper Section 5, Algorithm 2)
   kLinear,     ///< <g_i, theta>: convex, L-Lipschitz, 0-smooth (the blog's setting)
+  /// a gradient g(theta, x) given as a formula (model.gradient), per coordinate: any
+  /// landscape, its constants only as the user states them
+  kGradientFormula,
 };
 
 enum class BatchScheme {

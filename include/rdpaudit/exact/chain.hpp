@@ -3,11 +3,13 @@
 #pragma once
 
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/exact/formula.hpp"
 #include "rdpaudit/exact/renyi.hpp"
 
 namespace rdpaudit::exact {
@@ -15,10 +17,13 @@ namespace rdpaudit::exact {
 /// The plain description of a 1-D chain the engine evolves (what it needs of a
 /// config::Scenario; chain_from_scenario derives it).
 struct ChainSpec {
-  config::LossKind loss = config::LossKind::kQuadratic;  ///< quadratic or linear
+  config::LossKind loss = config::LossKind::kQuadratic;  ///< quadratic, linear or formula
   /// The differing record of D gives the constant gradient `record_d` and counts no record
   /// of the loss; in D' it is absent (data.preset = "crafted_gradient", constant gradient).
   bool crafted = false;
+  /// A gradient formula g(theta, x) (loss = kGradientFormula): record_d, record_dprime and
+  /// background are the records' values x; every step's cases are maps (Step::maps).
+  std::shared_ptr<const GradientFormula> formula;
   double lambda = 0;    ///< quadratic curvature
   double eta = 0;       ///< learning rate
   double step_std = 0;  ///< s: theta <- theta - eta g + s N(0, 1)

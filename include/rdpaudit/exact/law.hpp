@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace rdpaudit::exact {
@@ -80,10 +81,28 @@ struct AffineCase {
   double shift = 0.0;
 };
 
-/// One step: a mixture of affine cases (weights sum to 1), then N(0, noise_std^2).
+/// A map's enclosure over a source [x_lo, x_hi] (a point: x_lo = x_hi) by an affine map
+/// and an error: m(x) = image + slope (x - centre) + e(x) with |e(x)| <= error for every x
+/// of the source, centre its midpoint (docs/exact-laws.md, "Maps that are not affine").
+struct LocalAffine {
+  double image = 0.0;
+  double slope = 1.0;  ///< any sign: the map need not be monotone
+  double error = 0.0;
+};
+
+/// One case of a step whose update x -> m(x) is not affine: with probability `weight` the
+/// update is m, known through its enclosure over each source.
+struct MapCase {
+  double weight = 1.0;
+  std::function<LocalAffine(double x_lo, double x_hi)> enclose;
+};
+
+/// One step: a mixture of affine cases and of map cases (weights sum to 1), then
+/// N(0, noise_std^2).
 struct Step {
   std::vector<AffineCase> cases;
   double noise_std = 1.0;
+  std::vector<MapCase> maps;
 };
 
 struct PropagateOptions {

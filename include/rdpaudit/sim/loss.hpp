@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/sim/formula.hpp"
 
 namespace rdpaudit::sim {
 
@@ -199,6 +200,23 @@ struct LogisticLoss {
   }
 };
 
+/// A loss given by its gradient (model.loss = "gradient_formula"): coordinate k of record
+/// x_i's gradient is g(theta_k, x_ik), the user's formula (sim/formula.hpp).
+template <int D>
+struct FormulaLoss {
+  static constexpr bool kSumOfRecords = false;  // g is any function of the record
+  static constexpr int d = D;
+  static constexpr config::LossKind kKind = config::LossKind::kGradientFormula;
+  FormulaGradient gradient;
+
+  static FormulaLoss of(const config::Scenario& s) { return {FormulaGradient(s.gradient_formula)}; }
+
+  void add_gradient(const double* theta, const DataView& data, const int* idx, int count,
+                    double inv_norm, double* g) const {
+    gradient.add_batch(theta, D, data.x, idx, count, inv_norm, g);
+  }
+};
+
 template <class... Losses>
 struct LossList {};
 
@@ -206,6 +224,6 @@ struct LossList {};
 /// scenario's loss (with_loss, src/sim/loss_dispatch.hpp). A new family: its functor above and
 /// its entry here; a four-lane kernel in src/sim/lane_kernels.hpp is optional.
 template <int D>
-using LossFunctors = LossList<QuadraticLoss<D>, LinearLoss<D>, LogisticLoss<D>>;
+using LossFunctors = LossList<QuadraticLoss<D>, LinearLoss<D>, LogisticLoss<D>, FormulaLoss<D>>;
 
 }  // namespace rdpaudit::sim
