@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every committed result in results/ from experiments/ (about 10 minutes on
+# Regenerates every committed result in results/ from experiments/ (about 15 minutes on
 # 2 cores): each experiment's HDF5 file and figures, the bound curves, and the verdict census
 # of results/README.md. Run after a change that changes numbers (generator, estimators,
 # bounds, verdicts) and commit what it writes.
@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=./build/release/rdpaudit
 for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient \
-    profile_cases profile_blog; do
+    profile_cases profile_blog gradient_formula opacus_mnist; do
   start=$(date +%s)
   "$cli" run "experiments/$name.toml" -o "results/$name.h5" > "build/regenerate_$name.log"
   echo "$name: $(( $(date +%s) - start )) s"
