@@ -145,7 +145,7 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
                         (*na)->not_applicable);
     }
     const std::string note =
-        bounds::adjacency_mismatch(name, row.front()->adjacency, s.data.adjacency);
+        bounds::adjacency_mismatch(name, row.front()->adjacency, s.data.adjacency, s.data.absent);
     if (any && !note.empty()) relations.push_back(note);
   }
   if (!reasons.empty()) {

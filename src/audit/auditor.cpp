@@ -198,7 +198,7 @@ void Auditor::add(const config::Scenario& s, const BoundTable& table,
     BoundRow& row = rows_[row_of(name, "", "", Expectation::kHolds)];
     if (row.adjacency_note.empty()) {
       row.adjacency_note = bounds::adjacency_mismatch(
-          name, bounds::bound_adjacency(name, s.data.adjacency), s.data.adjacency);
+          name, bounds::bound_adjacency(name, s.data.adjacency), s.data.adjacency, s.data.absent);
     }
   }
 }

@@ -417,6 +417,8 @@ const std::vector<Entry>& entries() {
 
 BoundValue run(const Entry& e, const Params& p, double alpha) {
   Checks checks(p);
+  if (e.info.adjacency == Adjacency::kReplaceOne)
+    checks.require(p.not_replacement.empty(), p.not_replacement);
   BoundValue out{e.info.name, e.info.source, e.info.kind, e.info.adjacency,
                  alpha,       std::nullopt,  ""};
   out.value = e.eval(p, alpha, checks);
@@ -442,7 +444,8 @@ Adjacency bound_adjacency(std::string_view name, Adjacency scenario) {
   return scenario;
 }
 
-std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario) {
+std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario,
+                               bool absent) {
   if (bound == scenario) return "";
   const std::string head = fmt::format("{} assumes {} neighbours, the audited pair is {}: ", name,
                                        config::to_string(bound), config::to_string(scenario));
@@ -450,6 +453,11 @@ std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency
     return head +
            "a replace-one divergence may exceed it without contradicting its source (it is a "
            "baseline, not a bound for this pair)";
+  }
+  if (absent) {
+    return head +
+           "record i0 is left out of D', which no replacement by a record of the loss gives, so "
+           "the bound does not apply";
   }
   // An add/remove pair here is a record against one with zero gradient, which is also a
   // replacement of one record, so the replace-one statement covers it.

@@ -137,6 +137,14 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
   loss.feature_clip = s.feature_clip;
   loss.grad_clip = s.clip_norm;
   loss.domain_diameter = s.projection_diameter;
+  loss.adjacency = s.data.adjacency;
+  if (s.data.absent) {
+    p.not_replacement =
+        "the pair is add_remove with record i0 left out of D' (model.loss = \"logistic\", "
+        "data.adjacency = \"add_remove\"), which no replacement by a record of the loss gives "
+        "(a logistic record always has a gradient); the bound is stated for replace_one "
+        "neighbours";
+  }
   try {
     const LossConstants c = derive_loss_constants(loss);
     p.lambda = c.lambda;
@@ -161,9 +169,10 @@ ScenarioBounds bounds_of(const config::Scenario& s) {
       p.missing_constants = reason;
       out.derivation = fmt::format(
           "{}; S_g = {:.6g}: the sensitivity of this pair{}", reason, s.sensitivity,
-          s.loss == config::LossKind::kLogistic ? " (2 model.clip_norm: the per-example clip C, "
-                                                  "Proposition 5.2)"
-                                                : "");
+          s.loss != config::LossKind::kLogistic ? ""
+          : s.data.absent
+              ? " (model.clip_norm: the per-example clip C, record i0 against its absence)"
+              : " (2 model.clip_norm: the per-example clip C, Proposition 5.2)");
     } else if (out.not_applicable.empty()) {
       out.not_applicable = reason + "; and the pair's sensitivity S_g is not finite" +
                            (s.loss == config::LossKind::kLogistic

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "rdpaudit/config/formula.hpp"
@@ -124,7 +125,9 @@ void read_logistic(Scenario& s, Reader& r) {
 }
 
 double logistic_pair_sensitivity(const Scenario& s, const Eigen::VectorXd&) {
-  return 2.0 * s.clip_norm;  // Proposition 5.2: clip S_g/2 per example => S_g
+  // Proposition 5.2: clip S_g/2 per example => S_g for a replaced record. Record i0 against
+  // its absence (add_remove): its clipped gradient alone, of norm <= C.
+  return (s.data.absent ? 1.0 : 2.0) * s.clip_norm;
 }
 
 LossConstants logistic_constants(const LossDescription& loss) {
@@ -140,16 +143,24 @@ LossConstants logistic_constants(const LossDescription& loss) {
   require(C >= 0.0, "model.clip_norm", C, "must be >= 0 (+inf: no clipping)");
   const double lip = std::sqrt(2.0 * (Lf * Lf + 1.0));      // Eq. (9)
   const double beta = (Lf * Lf + 1.0) / 2.0 + loss.lambda;  // Eq. (10) + regulariser
-  const double S_g = std::isinf(C) ? 2.0 * lip : 2.0 * C;
+  // Replace-one: two per-example gradients of norm <= min(C, lip) differ by twice that;
+  // add/remove (record i0 absent from D'): one.
+  const double pair = loss.adjacency == Adjacency::kAddRemove ? 1.0 : 2.0;
+  const double S_g = std::isinf(C) ? pair * lip : pair * C;
   const double L = (loss.lambda == 0.0) ? std::min(C, lip)
                    : std::isinf(D)      ? kInf
                                         : std::min(C, lip) + loss.lambda * D / 2.0;
   return {loss.lambda, beta, S_g, L,
-          std::isinf(C)
-              ? "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
-                "S_g = 2 sqrt(2(L^2+1)) from the Lipschitz constant of Prop. 5.1 (Sec. F.4)"
-              : "logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); "
-                "S_g = 2 C from the per-example clip C = S_g/2 (Prop. 5.2)"};
+          std::string("logistic (Eq. 7): beta = (L^2+1)/2 + lambda (Prop. 5.1, Eq. 11); ") +
+              (loss.adjacency == Adjacency::kAddRemove
+                   ? (std::isinf(C) ? "S_g = sqrt(2(L^2+1)), the Lipschitz constant of Prop. "
+                                      "5.1: record i0 against its absence (add_remove)"
+                                    : "S_g = C, the per-example clip: record i0 against its "
+                                      "absence (add_remove)")
+                   : (std::isinf(C) ? "S_g = 2 sqrt(2(L^2+1)) from the Lipschitz constant of "
+                                      "Prop. 5.1 (Sec. F.4)"
+                                    : "S_g = 2 C from the per-example clip C = S_g/2 (Prop. "
+                                      "5.2)"))};
 }
 
 // The L2 term scales theta by 1 - eta lambda once per step; the rest is clipped per example.

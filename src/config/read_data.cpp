@@ -1,4 +1,6 @@
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "rdpaudit/config/presets.hpp"
 #include "rdpaudit/config/tables.hpp"
@@ -37,7 +39,22 @@ void read_data(Scenario& s, Reader& r) {
                                          "] (the dataset has " + std::to_string(n) + " records)");
     }
     s.data.differing_index = static_cast<int>(i0);
-    auto rep = r.vector("data.replacement");
+    // The logistic loss with add/remove neighbours: D' lacks record i0 (read_adjacency), so
+    // there is no replacement record to give.
+    const bool absent = s.loss == LossKind::kLogistic && r.has("data.adjacency") &&
+                        r.string("data.adjacency").value_or("") == "add_remove";
+    if (absent) {
+      for (const char* key : {"data.replacement", "data.replacement_label"}) {
+        if (r.has(key)) {
+          r.fail(key,
+                 "data.adjacency = \"add_remove\" with model.loss = \"logistic\" leaves record "
+                 "i0 out of D': there is no replacement record (remove this key, or use "
+                 "data.adjacency = \"replace_one\")");
+        }
+      }
+    }
+    auto rep = absent ? std::optional<std::vector<double>>(std::vector<double>(p, 0.0))
+                      : r.vector("data.replacement");
     if (!rep) throw InputError("data.replacement", "<missing>", "required: the record x'_i0 of D'");
     if (static_cast<int>(rep->size()) != p) {
       r.fail("data.replacement", "needs " + std::to_string(p) + " numbers");
@@ -57,7 +74,7 @@ void read_data(Scenario& s, Reader& r) {
         }
         s.data.labels.push_back(static_cast<int>((*labels)[i]));
       }
-      const long rl = r.require_integer("data.replacement_label", "label of x'_i0");
+      const long rl = absent ? 0 : r.require_integer("data.replacement_label", "label of x'_i0");
       if (rl < 0 || rl >= s.classes) {
         r.fail("data.replacement_label", "must be in [0, " + std::to_string(s.classes - 1) + "]");
       }
@@ -78,9 +95,9 @@ void read_data(Scenario& s, Reader& r) {
 
 namespace {
 
-// A pair is add/remove when one side of the differing record contributes nothing to any
-// gradient sum: only a linear-loss record with g = 0 does (a quadratic or logistic record
-// always has a gradient). Every pair here is also a replacement of record i0.
+// A pair is add/remove by its records when one side of the differing record contributes
+// nothing to any gradient sum: only a linear-loss record with g = 0 does (a quadratic or
+// logistic record always has a gradient). Every such pair is also a replacement of record i0.
 bool pair_is_add_remove(const Scenario& s) {
   if (s.data.crafted) return true;  // a crafted record against its absence
   if (s.loss != LossKind::kLinear) return false;
@@ -95,16 +112,19 @@ void read_adjacency(Scenario& s, Reader& r) {
   if (!r.has("data.adjacency")) return;
   s.data.adjacency = pick_enum(r, "data.adjacency", adjacency_names(), "the neighbouring relation");
   if (s.data.adjacency != Adjacency::kAddRemove || add_remove) return;
+  if (s.loss == LossKind::kLogistic) {
+    // DP-SGD's relation for a loss with a per-example clip: D' is D without record i0 (its
+    // gradient is in no sum of D'; the schemes keep their normaliser, NeighbouringPair::absent).
+    s.data.absent = true;
+    s.data.replacement.setZero();
+    s.data.replacement_label = 0;
+    return;
+  }
   const char* instead =
       "; DP-SGD's add/remove pair, a record whose clipped gradient has norm C against its "
       "absence, is model.loss = \"linear\" with model.clip_norm = C and data.preset = "
-      "\"linear_worst_case\" or \"crafted_gradient\"";
-  if (s.loss == LossKind::kLogistic) {
-    r.fail("data.adjacency",
-           std::string("a logistic record always has a gradient, and the simulator cannot "
-                       "leave record i0 out of D' for this loss") +
-               instead);
-  }
+      "\"linear_worst_case\" or \"crafted_gradient\", or model.loss = \"logistic\" with "
+      "model.clip_norm = C (record i0 left out of D')";
   r.fail("data.adjacency",
          std::string("both records of the pair have a gradient (record i0 is replaced, a "
                      "replace_one pair); add_remove needs x_i0 or x'_i0 to contribute no "

@@ -139,7 +139,8 @@ void project_lanes_sse2(double (*th)[kLanes], const double* centre, double radiu
 /// element: IEEE division and square root, exp by the same libm call where the scalar code
 /// calls it, the same max and comparisons, nothing contracted into an FMA (-ffp-contract=off)
 /// — so the same bits, four lanes per instruction. Lane l's batch is idx[l][0 .. count[l]);
-/// a lane whose batch is shorter than another's computes on a row of zeros and adds nothing.
+/// a lane whose batch is shorter than another's computes on a row of zeros and adds nothing,
+/// and so does the absent record's slot (DataView::absent_index), which add_gradient skips.
 template <int kLanes, int d>
 __attribute__((target("avx2"))) void logistic_step4_avx2(const LogisticLoss<d>& loss,
                                                          const DataView& data, double (*th)[kLanes],
@@ -160,7 +161,7 @@ __attribute__((target("avx2"))) void logistic_step4_avx2(const LogisticLoss<d>& 
     double label[4];
     long long on[4];
     for (int l = 0; l < 4; ++l) {
-      const bool in = m < count[l];
+      const bool in = m < count[l] && idx[l][m] != data.absent_index;
       on[l] = in ? -1 : 0;
       row[l] = in ? data.x + static_cast<long>(idx[l][m]) * features : zero_row;
       label[l] = in ? data.labels[idx[l][m]] : 0;

@@ -27,6 +27,7 @@ DatasetRecords records_of(const Scenario& s, bool prime) {
   r.labels = data.labels;
   if (prime && !r.labels.empty()) r.labels[data.differing_index] = data.replacement_label;
   r.view = DataView{r.x.data(), r.labels.empty() ? nullptr : r.labels.data(), n, p};
+  if (prime && data.absent) r.view.absent_index = data.differing_index;
   if (data.crafted) {  // g_t in D; absent (no gradient) in D'
     const Eigen::MatrixXd& g = data.crafted_gradient;
     r.view.crafted_index = data.differing_index;

@@ -72,11 +72,12 @@ string(REPLACE "[data]" "[data]\ngradient = [1.0]" misplaced "${base}")
 expect_invalid(crafted_key_other_preset "${misplaced}[noise]\nsigma = 1\n" "data.gradient = [ 1.0 ] (unknown key")
 
 # DP-SGD in Opacus' terms: add_remove for a pair whose records both have gradients (the linear
-# loss with two nonzero records; the logistic loss, whose records always have one); the noise
-# multiplier z without a per-example clip C to be relative to.
+# loss with two nonzero records); the logistic loss with add_remove (record i0 left out of D')
+# and a replacement record all the same; the noise multiplier z without a per-example clip C
+# to be relative to.
 set(dpsgd "[experiment]\nseed = 1\ntrajectories = 100\n[training]\nscheme = \"poisson\"\nbatch_size = 2\neta = 0.1\nsteps = 3\n[noise]\nnoise_multiplier = 1.1\n")
 expect_invalid(add_remove_both_gradients "${dpsgd}[model]\nloss = \"linear\"\nclip_norm = 1.0\n[data]\npoints = [[0.0], [1.0], [0.0], [0.0]]\ndiffering_index = 1\nreplacement = [-1.0]\nadjacency = \"add_remove\"\n" "data.adjacency = \"add_remove\" (both records of the pair have a gradient")
-expect_invalid(add_remove_logistic "${dpsgd}[model]\nloss = \"logistic\"\nfeatures = 1\nlambda = 0.1\nclip_norm = 1.0\n[data]\npreset = \"logistic_synthetic\"\nn = 10\nadjacency = \"add_remove\"\n" "data.adjacency = \"add_remove\" (a logistic record always has a gradient")
+expect_invalid(add_remove_logistic_replacement "${dpsgd}[model]\nloss = \"logistic\"\nfeatures = 1\nlambda = 0.1\nclip_norm = 1.0\n[data]\npoints = [[1.0], [0.5], [-1.0]]\nlabels = [0, 1, 1]\ndiffering_index = 0\nreplacement = [-1.0]\nreplacement_label = 1\nadjacency = \"add_remove\"\n" "data.replacement = [ -1.0 ] (data.adjacency = \"add_remove\" with model.loss = \"logistic\" leaves record i0 out of D'")
 expect_invalid(noise_multiplier_without_clip "${dpsgd}[model]\nloss = \"linear\"\n[data]\npreset = \"linear_worst_case\"\nn = 10\nlipschitz = 1.0\nadjacency = \"add_remove\"\n" "noise.noise_multiplier = 1.1 (is relative to the per-example clip norm C (as in Opacus and dp_accounting), and model.clip_norm is not set")
 
 # A command-line override is checked too.

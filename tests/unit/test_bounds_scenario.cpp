@@ -278,6 +278,51 @@ TEST_CASE("Opacus' numbers in, Opacus' epsilon out: z with C, add/remove, eps(1e
   CHECK_THAT(bounds::epsilon_mironov(alphas, rdp, 1e-5).epsilon, WithinRel(1.594211998, 1e-8));
 }
 
+TEST_CASE("the logistic loss with add/remove: Opacus' epsilon, replace-one theorems n/a",
+          "[bounds][scenario][opacus][adjacency]") {
+  // kOpacus with the logistic loss: record i0 against its absence from D'.
+  std::string text = kOpacus;
+  const auto swap = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  swap("loss = \"linear\"\ndim = 1\n", "loss = \"logistic\"\nfeatures = 1\nlambda = 0.0\n");
+  swap("preset = \"crafted_gradient\"\nn = 60000\ngradient = [1.0]\n",
+       "preset = \"logistic_synthetic\"\nn = 60000\n");
+  const auto linear = bounds::bounds_of(config::parse_experiment(kOpacus, "o.toml").scenarios[0]);
+  for (const char* extra : {"", "feature_clip = 1.0\n"}) {
+    std::string file = text;
+    file.insert(file.find("[data]"), extra);
+    const auto s = config::parse_experiment(file, "logistic.toml").scenarios.at(0);
+    REQUIRE(s.data.absent);
+    const auto sb = bounds::bounds_of(s);
+    INFO(extra);
+    CHECK(sb.params.S_g == 1.0);  // one clipped gradient against none: C, not 2C
+    CHECK_THAT(bounds::step_noise_ratio(sb.params), WithinRel(1.1, 1e-12));  // z itself
+    const std::vector<double> alphas = {2.0, 12.0};
+    const auto values = bounds::evaluate_scenario(sb, alphas);
+    const auto want = bounds::evaluate_scenario(linear, alphas);
+    for (double a : alphas) {
+      CHECK(*find(values, "mtz19_poisson_composition", a).value ==
+            *find(want, "mtz19_poisson_composition", a).value);
+    }
+    CHECK_THAT(*find(values, "mtz19_poisson_composition", 12.0).value,
+               WithinRel(0.54758240991688461, 1e-9));
+    // A bound stated for replace-one neighbours does not cover a record left out of D'.
+    const auto& gauss = find(values, "gaussian_composition", 2.0);
+    CHECK_FALSE(gauss.applicable());
+    CHECK_THAT(gauss.not_applicable,
+               Contains("left out of D'") && Contains("stated for replace_one neighbours"));
+    CHECK_THAT(bounds::adjacency_mismatch("gaussian_composition", config::Adjacency::kReplaceOne,
+                                          config::Adjacency::kAddRemove, true),
+               Contains("does not apply"));
+  }
+  // Replace-one (the default) keeps S_g = 2C.
+  swap("adjacency = \"add_remove\"\n", "");
+  const auto r = config::parse_experiment(text, "logistic.toml").scenarios.at(0);
+  CHECK_FALSE(r.data.absent);
+  CHECK(bounds::bounds_of(r).params.S_g == 2.0);
+}
+
 TEST_CASE("the logistic loss without model.feature_clip: the composition bounds from S_g = 2C",
           "[bounds][scenario][opacus]") {
   const auto sb = bounds::bounds_of(logistic_without_feature_clip("clip_norm = 0.5"));

@@ -410,10 +410,35 @@ TEST_CASE("DP-SGD in Opacus' terms: model.clip_norm on the linear loss, add/remo
     // The quadratic loss has no per-example clip (its gradient depends on theta, unclipped).
     CHECK_THAT(error_of(with("lambda", "lambda = 1.0\nclip_norm = 1.0")),
                Catch::Contains("model.clip_norm = 1.0") && Catch::Contains("unknown key"));
+  }
+  SECTION("logistic, add_remove: record i0 left out of D', S_g = C") {
     std::string logistic = logistic_with_noise("noise_multiplier = 1.1");
     logistic.insert(logistic.find("n = 20"), "adjacency = \"add_remove\"\n");
-    CHECK_THAT(error_of(logistic), Catch::Contains("data.adjacency = \"add_remove\"") &&
-                                       Catch::Contains("a logistic record always has a gradient"));
+    const Scenario s = parse_experiment(logistic, "t.toml").scenarios[0];
+    CHECK(s.data.adjacency == Adjacency::kAddRemove);
+    CHECK(s.data.absent);
+    CHECK(s.data.replacement.isZero(0));
+    CHECK(s.sensitivity == 0.5);                                      // C (replace-one: 2C)
+    CHECK(s.step_std == Approx(0.1 * 1.1 * 0.5 / 4).epsilon(1e-15));  // z C / b, as replace-one
+    CHECK(s.paper_noise_multiplier == Approx(2.2).epsilon(1e-15));    // relative to S_g/2
+    // Explicit records: D' has no replacement record to give.
+    const std::string records =
+        "points = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]\ndiffering_index = 1\nlabels = [0, 1, 0]"
+        "\nadjacency = \"add_remove\"\n";
+    std::string explicit_file = logistic_with_noise("noise_multiplier = 1.1");
+    explicit_file.replace(explicit_file.find("preset = \"logistic_synthetic\"\nn = 20\n"),
+                          std::string("preset = \"logistic_synthetic\"\nn = 20\n").size(), records);
+    explicit_file.replace(explicit_file.find("batch_size = 4"), 14, "batch_size = 1");
+    const Scenario e = parse_experiment(explicit_file, "t.toml").scenarios[0];
+    CHECK(e.data.absent);
+    CHECK(e.data.points(1, 1) == 1.0);
+    std::string with_replacement = explicit_file;
+    with_replacement.insert(with_replacement.find("adjacency"), "replacement = [0.0, 0.0]\n");
+    CHECK_THAT(error_of(with_replacement), Catch::Contains("data.replacement = ") &&
+                                               Catch::Contains("there is no replacement record"));
+    std::string with_label = explicit_file;
+    with_label.insert(with_label.find("adjacency"), "replacement_label = 1\n");
+    CHECK_THAT(error_of(with_label), Catch::Contains("data.replacement_label = 1"));
   }
 }
 

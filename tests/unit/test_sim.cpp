@@ -555,8 +555,16 @@ std::vector<double> logistic_reference(const config::Scenario& s, sim::Dataset d
   for (long t = 0; t < s.steps; ++t) {
     int count = 0;
     const int* idx = batches.next(count);
-    double g[D] = {};
-    loss.add_gradient(theta.data(), data, idx, count, batches.inverse_normaliser(), g);
+    // LogisticLoss::add_gradient spelt out: record i0 is skipped where D' lacks it (add/remove).
+    double g[D] = {}, e[D];
+    const double inv_norm = batches.inverse_normaliser();
+    for (int m = 0; m < count; ++m) {
+      if (prime && s.data.absent && idx[m] == s.data.differing_index) continue;
+      loss.example_gradient(theta.data(), data.x + static_cast<long>(idx[m]) * p,
+                            data.labels[idx[m]], e);
+      for (int k = 0; k < D; ++k) g[k] += inv_norm * e[k];
+    }
+    for (int k = 0; k < D; ++k) g[k] += s.lambda * theta[k];
     for (int k = 0; k < D; ++k) theta[k] += s.step_std * noise.normal() - s.eta * g[k];
     project_onto_ball(s, theta);
   }
@@ -575,12 +583,16 @@ TEST_CASE("the logistic loss's lane kernel gives the numbers of a plain loop", "
     const char* clip;
     const char* diameter;
     int b = 4;
+    const char* adjacency = "replace_one";
   };
+  // add_remove: record i0 is absent from D' (the plain loop skips it).
   for (const Case& c :
        {Case{"shuffle_partition", 2, 2, "0.5", ""}, Case{"poisson", 2, 2, "0.5", "3.0"},
         Case{"sample_without_replacement", 1, 3, "0.2", ""},
         Case{"shuffle_each_epoch", 1, 3, "100.0", "1.0"}, Case{"fixed_order", 2, 2, "0.05", ""},
-        Case{"full_batch", 1, 3, "0.5", "", 20}}) {
+        Case{"full_batch", 1, 3, "0.5", "", 20}, Case{"poisson", 2, 2, "0.5", "", 4, "add_remove"},
+        Case{"shuffle_partition", 1, 3, "0.2", "", 4, "add_remove"},
+        Case{"full_batch", 2, 2, "100.0", "", 20, "add_remove"}}) {
     const std::string text =
         fmt::format(R"(
 [experiment]
@@ -596,6 +608,7 @@ clip_norm = {}
 [data]
 preset = "logistic_synthetic"
 n = 20
+adjacency = "{}"
 [training]
 scheme = "{}"
 eta = 0.3
@@ -605,10 +618,11 @@ epochs = 3
 [noise]
 noise_multiplier = 0.5
 )",
-                    c.features, c.classes, c.clip, c.scheme, c.b,
+                    c.features, c.classes, c.clip, c.adjacency, c.scheme, c.b,
                     *c.diameter ? std::string("projection_diameter = ") + c.diameter : "");
     const auto s = scenario_of(text);
     REQUIRE(s.dim == 6);
+    REQUIRE(s.data.absent == (std::string(c.adjacency) == "add_remove"));
     for (const sim::Dataset dataset : {sim::kD, sim::kDPrime}) {
       const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 37);
       for (int j = 0; j < 37; ++j) {

@@ -47,7 +47,10 @@ Adjacency bound_adjacency(std::string_view name, Adjacency scenario);
 /// otherwise one sentence saying how they differ and what that means for a verdict, e.g.
 ///   "mtz19_poisson_composition assumes add_remove neighbours, the audited pair is
 ///    replace_one: a replace-one divergence may exceed it without contradicting its source"
-std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario);
+/// absent: record i0 is left out of D' (config::NeighbouringPair::absent), so an add/remove
+/// pair is no replace-one pair.
+std::string adjacency_mismatch(std::string_view name, Adjacency bound, Adjacency scenario,
+                               bool absent = false);
 
 /// Every built-in bound (catalogue order), then every custom bound, each at every alpha
 /// (alphas in the order given).  Validates p and every alpha first.

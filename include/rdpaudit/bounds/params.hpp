@@ -99,6 +99,10 @@ struct Params {
   /// assumes a loss is then not applicable; the composition bounds, which need only S_g and
   /// the noise, still are. lambda and S_g are set; beta = 0 and L = +inf stand in.
   std::string missing_constants;
+  /// Non-empty: the pair is add/remove and is not also a replace-one pair (record i0 is
+  /// absent from D', config::NeighbouringPair::absent), and why. Every bound whose source is
+  /// stated for replace-one neighbours (BoundInfo::adjacency) is then not applicable.
+  std::string not_replacement;
 
   /// The per-example clip norm C where the scenario has one (model.clip_norm), else NaN: the
   /// C and z (= noise_multiplier_from_step_std) of custom formulas and accountants.

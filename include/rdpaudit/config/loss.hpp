@@ -16,7 +16,7 @@ namespace rdpaudit::config {
 class Reader;
 
 /// S_g of the scenario's pair: the l2 sensitivity of the total gradient sum_i grad l(theta; x_i)
-/// when record i0 is replaced (or, for a crafted record, removed).
+/// when record i0 is replaced (or, for a crafted record or an absent one, removed).
 double pair_sensitivity(const Scenario& s);
 
 struct LossDescription {
@@ -34,12 +34,15 @@ struct LossDescription {
   /// D: the iterates are projected onto the closed ball of diameter D centred at the origin
   /// (+inf: unconstrained).  Only the per-example Lipschitz constant L depends on it.
   double domain_diameter = kInf;
+  /// The pair's relation: S_g is the replace-one sensitivity, or (add_remove, logistic) that
+  /// of record i0 against its absence.
+  Adjacency adjacency = Adjacency::kReplaceOne;
 };
 
 struct LossConstants {
   double lambda;  ///< strong convexity (0: merely convex)
   double beta;    ///< smoothness
-  double S_g;     ///< replace-one l2-sensitivity of the total gradient
+  double S_g;     ///< l2-sensitivity of the total gradient (LossDescription::adjacency)
   double L;       ///< bound on every per-example gradient norm on the domain (+inf if none)
   std::string derivation;  ///< where each constant comes from
 };
@@ -50,7 +53,8 @@ struct LossConstants {
 ///            about 0, ||grad|| <= lambda (D/2 + R) = L.
 /// logistic   Eq. (7) with ||x|| <= L_feat: beta = (L_feat^2 + 1)/2 + lambda (Prop. 5.1 and
 ///            Prop. 5.2 / Eq. (11)); S_g = 2 C with clipping (Prop. 5.2), otherwise
-///            2 sqrt(2 (L_feat^2 + 1)) (Prop. 5.1 Lipschitz constant, Section F.4);
+///            2 sqrt(2 (L_feat^2 + 1)) (Prop. 5.1 Lipschitz constant, Section F.4); half
+///            that for add_remove (one clipped gradient against none);
 ///            L = min(C, sqrt(2 (L_feat^2 + 1))) + lambda D/2.
 /// linear     l = <g, theta> with ||g|| <= R: Hessian 0 (beta = 0, not strongly convex),
 ///            S_g = 2 R, L = R.

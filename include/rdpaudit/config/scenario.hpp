@@ -42,8 +42,14 @@ struct NeighbouringPair {
   int replacement_label = 0;    ///< logistic: label of x'_{i0}
   int differing_index = 0;      ///< i0
   /// data.adjacency: replace_one, or add_remove when one side of the differing record has a
-  /// gradient that is zero everywhere (linear loss, g = 0), i.e. is absent from every sum.
+  /// gradient that is zero everywhere (linear loss, g = 0), i.e. is absent from every sum, or
+  /// when record i0 is left out of D' (`absent`).
   Adjacency adjacency = Adjacency::kReplaceOne;
+  /// D' lacks record i0: the logistic loss with data.adjacency = "add_remove" (a logistic
+  /// record always has a gradient, so no record of the loss stands for the absence). Record
+  /// i0 of D' then adds nothing to any gradient sum; its batch slot stays, so every scheme
+  /// keeps its normaliser (b, or q n for Poisson). `replacement` is zeros and unused.
+  bool absent = false;
   /// data.preset = "crafted_gradient": record i0 contributes, in D, a gradient given by the
   /// user instead of a loss's gradient (row t of `crafted_gradient` at step t, or its one row
   /// at every step) and, in D', nothing (it is absent: add_remove). Its rows of `points` and

@@ -24,6 +24,11 @@ struct DataView {
   int crafted_index = -1;
   const double* crafted = nullptr;  ///< crafted_rows x p, row-major
   long crafted_rows = 0;            ///< 1: the same gradient at every step; else T
+  /// A record absent from this dataset (config::NeighbouringPair::absent, D'): its index, or
+  /// -1 for none. It adds nothing to any gradient sum; its batch slot stays, so the batch is
+  /// divided by the scheme's normaliser as with it (the sum of clipped per-example gradients
+  /// over the records present, divided by b, or by q n under Poisson, as Opacus divides).
+  int absent_index = -1;
   const double* crafted_at(long t) const {
     return crafted ? crafted + (crafted_rows == 1 ? 0 : t) * p : nullptr;
   }
@@ -192,6 +197,7 @@ struct LogisticLoss {
                     double inv_norm, double* g) const {
     double e[config::kMaxDim];
     for (int m = 0; m < count; ++m) {
+      if (idx[m] == data.absent_index) continue;
       example_gradient(theta, data.x + static_cast<long>(idx[m]) * features, data.labels[idx[m]],
                        e);
       for (int k = 0; k < d; ++k) g[k] += inv_norm * e[k];
