@@ -83,6 +83,30 @@ raw_samples = 100
 pilot_trajectories = 500
 )";
 
+// Random allocation on a quadratic loss, whose contraction reads each step's count.
+const char* kRandomAllocation = R"(
+[experiment]
+seed = 5
+trajectories = 3000
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 40
+sensitivity = 2.0
+[training]
+scheme = "random_allocation"
+eta = 0.1
+batch_size = 8
+epochs = 3
+[noise]
+sigma = 1.0
+[tally]
+raw_samples = 100
+pilot_trajectories = 500
+)";
+
 // Poisson at DP-SGD scale, drawn by distinguished records: the count of the other records
 // (Binomial(n - s, q), mean 256) and the replaced record's inclusion.
 const char* kPoissonLarge = R"(
@@ -134,7 +158,7 @@ void require_identical(const tally::Tally& a, const tally::Tally& b) {
 }  // namespace
 
 TEST_CASE("one seed gives identical tallies at 1 and 2 threads", "[sim][determinism]") {
-  for (const char* text : {kQuadratic2d, kLogisticPoisson, kPoissonLarge}) {
+  for (const char* text : {kQuadratic2d, kLogisticPoisson, kPoissonLarge, kRandomAllocation}) {
     const auto s = scenario_of(text);
     const auto one = test::with_threads(1, [&] { return sim::simulate_scenario(s, 3, 5000); });
     const auto two = test::with_threads(2, [&] { return sim::simulate_scenario(s, 3, 5000); });
@@ -369,8 +393,9 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
 }  // namespace
 
 TEST_CASE("the optimised kernels give the numbers of a plain one-trajectory loop", "[sim]") {
-  for (const char* scheme : {"fixed_order", "shuffle_partition", "shuffle_each_epoch",
-                             "sample_without_replacement", "poisson", "full_batch"}) {
+  for (const char* scheme :
+       {"fixed_order", "shuffle_partition", "shuffle_each_epoch", "sample_without_replacement",
+        "poisson", "full_batch", "random_allocation"}) {
     for (const char* loss : {"quadratic", "linear"}) {
       std::string text = std::string(R"(
 [experiment]
@@ -388,7 +413,10 @@ differing_index = 2
 [training]
 scheme = ")" + scheme + R"("
 eta = 0.05
-)" + (std::string(scheme) == "full_batch" ? "" : "batch_size = 2\n") +
+)" +
+                         (std::string(scheme) == "full_batch"          ? ""
+                          : std::string(scheme) == "random_allocation" ? "batch_size = 1\n"
+                                                                       : "batch_size = 2\n") +
                          R"(epochs = 7
 [noise]
 sigma = 1.0
@@ -482,7 +510,9 @@ TEST_CASE("the optimised kernels match the plain loop where batches have no sum 
         std::tuple{"shuffle_partition", 50, 2, "0.5", "quadratic"},
         std::tuple{"sample_without_replacement", 50, 2, "0.5", "linear"},
         std::tuple{"poisson", 50, 2, "0.5", "quadratic"},
-        std::tuple{"poisson", 50, 2, "0.5", "linear"}}) {
+        std::tuple{"poisson", 50, 2, "0.5", "linear"},
+        std::tuple{"random_allocation", 50, 2, "", "quadratic"},
+        std::tuple{"random_allocation", 50, 5, "0.5", "linear"}}) {
     // Records that all differ, so that a wrong batch changes the numbers.
     std::string points = "[";
     for (int i = 0; i < n; ++i)
