@@ -985,11 +985,13 @@ TEST_CASE("random allocation: the exact engine's law brackets the simulator's la
           "[sim][exact][allocation]") {
   // The linear worst case (the differing record's gradient 1 in D, -1 in D', the others 0)
   // under random allocation, n = 16, b = 2 (t = 8 steps per epoch), K = 2 epochs, projected
-  // onto [-0.6, 0.6] (two hits of 0.4 reach the boundary, so the gap between them matters:
-  // a partition kept for both epochs, gap t, is rejected): the exact engine evolves it as
-  // shuffle_each_epoch's chain (the record's step uniform in each epoch), the simulator draws the
-  // real allocations. Their bin masses (cells of 40 grid cells, the two boundary atoms) must agree
-  // within 5 standard errors.
+  // onto [-0.6, 0.6] (two hits of 0.4 reach the boundary): the exact engine evolves it as
+  // shuffle_each_epoch's chain (the record's step uniform in each epoch), the simulator draws
+  // the real allocations. Their bin masses (cells of 10 grid cells, the two boundary atoms)
+  // must agree within 5 standard errors. A chain that draws the record's inclusion
+  // independently at every step (rate 1/t, as sample_without_replacement) misses by 70
+  // standard errors; one that keeps the record's step for both epochs (shuffle_partition) is
+  // not told apart at this size.
   const auto s = scenario_of(R"(
 [experiment]
 seed = 3
