@@ -1,7 +1,8 @@
 // Batch draws at DP-SGD scale: trajectory-steps per second of Poisson sampling, sampling
-// without replacement and the shuffles at n = 50 and n = 60000 in one run (worst-case pairs, 1-D,
-// both datasets, the simulator alone: no pilot, no tally), and the wall time of the Opacus-sized
-// run (Poisson, n = 60000, q = 256/60000, T = 3516, the linear worst case).
+// without replacement, the shuffles and random allocation at n = 50 and n = 60000 in one run
+// (worst-case pairs, 1-D, both datasets, the simulator alone: no pilot, no tally), and the wall
+// time of the Opacus-sized run (Poisson, n = 60000, q = 256/60000, T = 3516, the linear worst
+// case).
 //
 //   ./build/release/bench/bench_poisson [trajectories=100000] [repeats=3] [threads=0: all]
 //   ./build/release/bench/bench_poisson opacus [trajectories=2000] [threads=0: all]
@@ -133,7 +134,9 @@ int main(int argc, char** argv) {
         Row{"sample_without_replacement", "quadratic", 2, 2400},
         Row{"shuffle_partition", "quadratic", 2, 2}, Row{"shuffle_partition", "quadratic", 2, 2400},
         Row{"shuffle_each_epoch", "quadratic", 2, 2},
-        Row{"shuffle_each_epoch", "quadratic", 2, 2400}}) {
+        Row{"shuffle_each_epoch", "quadratic", 2, 2400}, Row{"random_allocation", "linear", 2, 2},
+        Row{"random_allocation", "quadratic", 2, 2},
+        Row{"random_allocation", "quadratic", 2, 2400}}) {
     const auto small = scenario(r.scheme, r.loss, 50, r.b_small, steps);
     const auto large = scenario(r.scheme, r.loss, 60000, r.b_large, steps);
     std::vector<double> ws, wl, cs, cl;

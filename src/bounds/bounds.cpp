@@ -314,7 +314,13 @@ std::optional<double> gaussian_composition(const Params& p, double a, Checks& c)
   // record once, otherwise (sampling) every step.
   const bool per_epoch =
       p.scheme != BatchScheme::kSampleWithoutReplacement && p.scheme != BatchScheme::kPoisson;
-  const double uses = static_cast<double>(per_epoch ? p.K : p.T);
+  double uses = static_cast<double>(per_epoch ? p.K : p.T);
+  if (p.scheme == BatchScheme::kRandomAllocation && p.b > 0) {
+    // One step of every epoch begun, a partial last one included (T need not be whole epochs
+    // of t = n/b steps): the record may sit in its first T - K t steps.
+    const long t = p.n / p.b;
+    uses = static_cast<double>((p.T + t - 1) / t);
+  }
   return when_ok(c, [&] { return uses * gaussian_rdp(step_noise_ratio(p), a); });
 }
 

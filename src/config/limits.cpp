@@ -97,8 +97,13 @@ Growth iterate_growth(const Scenario& s) {
   double x = s.data.replacement.norm();  // largest record norm (data, gradient or features)
   for (int i = 0; i < s.n(); ++i) x = std::max(x, s.data.points.row(i).norm());
   // Poisson divides the batch sum by the expected size q n: up to 1/q times a mean.
-  const double poisson =
-      scheme_info(s.scheme).sizing == BatchSizing::kExpected ? 1.0 / s.sampling_rate : 1.0;
+  // Random allocation divides by the expected size n/t: a step may hold all n records, t
+  // times a mean.
+  const BatchSizing sizing = scheme_info(s.scheme).sizing;
+  const double poisson = sizing == BatchSizing::kExpected ? 1.0 / s.sampling_rate
+                         : sizing == BatchSizing::kAllocated
+                             ? static_cast<double>(s.steps_per_epoch)
+                             : 1.0;
   const LossFamily& family = loss_family(s.loss);
   g.c = family.contraction(s);
   double gradient = family.gradient_bound(s, x) * poisson;
@@ -158,7 +163,8 @@ void check_iterates(const Scenario& s, Reader& r) {
   // per step under Poisson sampling; whether it diverges shows only in the simulation (sim/
   // detects it).
   if (loss_family(s.loss).contraction_scales_with_batch &&
-      scheme_info(s.scheme).sizing == BatchSizing::kExpected)
+      (scheme_info(s.scheme).sizing == BatchSizing::kExpected ||
+       scheme_info(s.scheme).sizing == BatchSizing::kAllocated))
     return;
   const Growth g = iterate_growth(s);
   if (!(g.log10 > std::log10(kMaxMagnitude))) return;

@@ -39,6 +39,16 @@ void read_training(Scenario& s, Reader& r) {
     }
     s.batch_size = static_cast<int>(std::lround(s.sampling_rate * n));
     s.steps_per_epoch = std::max(1L, static_cast<long>(std::floor(1.0 / s.sampling_rate + 1e-9)));
+  } else if (scheme.sizing == BatchSizing::kAllocated) {
+    // Random allocation (Feldman & Shenfeld, arXiv 2502.08202, "k out of t" with k = 1): t
+    // steps per epoch, each record in one of them; b = n/t is the expected batch size and the
+    // normaliser, so t must divide n for it to be a whole number of records.
+    const long b = r.require_integer("training.batch_size", "expected batch size n/t");
+    if (b < 1 || b > n || n % b != 0)
+      r.fail("training.batch_size", "must divide data.n = " + std::to_string(n) + " for " + name +
+                                        " (t = n/b steps per epoch, each record in one)");
+    s.batch_size = static_cast<int>(b);
+    s.steps_per_epoch = n / b;
   } else {
     const long b = r.require_integer("training.batch_size", "mini-batch size b");
     if (b < 1 || b > n)

@@ -45,7 +45,8 @@ const std::vector<SchemeInfo>& scheme_registry() {
       {S::kShuffleEachEpoch, "shuffle_each_epoch", B::kGiven, true, false},
       {S::kSampleWithoutReplacement, "sample_without_replacement", B::kGiven, false, false},
       {S::kPoisson, "poisson", B::kExpected, false, false},
-      {S::kFullBatch, "full_batch", B::kWholeDataset, true, false}};
+      {S::kFullBatch, "full_batch", B::kWholeDataset, true, false},
+      {S::kRandomAllocation, "random_allocation", B::kAllocated, false, false}};
   return registry;
 }
 

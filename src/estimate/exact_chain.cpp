@@ -57,6 +57,7 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
         w.propagations += (m + 1.0) * std::max(in, out);
         break;
       case BatchScheme::kShuffleEachEpoch:
+      case BatchScheme::kRandomAllocation:  // chain_from_scenario: as shuffle_each_epoch
         w.propagations += in + 2.0 * out;
         break;
     }

@@ -346,6 +346,19 @@ std::optional<ChainSpec> chain_from_scenario(const config::Scenario& s, std::str
     return std::nullopt;
   c.batch = s.batch_size;
   c.scheme = s.scheme;
+  if (s.scheme == BatchScheme::kRandomAllocation) {
+    // Random allocation puts the differing record in a uniform step of each epoch of t = n/b
+    // steps, independently per epoch: the law of shuffle_each_epoch's batch index for it
+    // (w = b/n = 1/t). The other records' number per step is random, so the steps match only
+    // where they add nothing to any step: the linear loss on background rows of zero.
+    if (s.loss != LossKind::kLinear || c.background != 0.0) {
+      why =
+          "random_allocation: the exact engine needs the other records to add nothing to a "
+          "step (linear loss, other records zero); their number per step is random";
+      return std::nullopt;
+    }
+    c.scheme = BatchScheme::kShuffleEachEpoch;
+  }
   c.steps = s.steps;
   c.steps_per_epoch = s.steps_per_epoch;
   c.differing_batch = std::max(0, s.differing_batch);
@@ -461,7 +474,8 @@ ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
         }
         break;
       }
-      case BatchScheme::kShuffleEachEpoch: {
+      case BatchScheme::kShuffleEachEpoch:
+      case BatchScheme::kRandomAllocation: {  // chain_from_scenario: as shuffle_each_epoch
         // a fresh partition each epoch: within an epoch, `drawn` is the part of the law whose
         // record has had its batch (sub-probability), `pending` the part still waiting
         const double w = static_cast<double>(c.batch) / c.n;

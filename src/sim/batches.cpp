@@ -268,6 +268,11 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
               : std::max(
                     {s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
   if (!draws_->by_distinguished) order_ = fixed;
+  if (traits_.allocated) {
+    allocation_start_.assign(static_cast<std::size_t>(per_epoch_) + 1, 0);
+    allocation_step_.assign(static_cast<std::size_t>(n_), 0);
+    allocation_cursor_.assign(static_cast<std::size_t>(per_epoch_), 0);
+  }
   if (traits_.subset_each_step) {
     subsets_.resize(static_cast<std::size_t>(subset_keys_ > 0 ? 1 : kSubsetChunk) * b_);
     if (draws_->by_distinguished) run_keys_.resize(kSelectionRun);
@@ -379,6 +384,28 @@ void BatchSchedule::start_epochs(BatchSchedule* schedules, int count) {
     }
     order_by_rank_lanes(n, schedules[0].draws_->shuffle.size(), lanes, rank, out);
   }
+}
+
+void BatchSchedule::allocate() {
+  // Balls and bins: each record's step is uniform on the epoch's t steps, independently of
+  // the others (Feldman & Shenfeld, arXiv 2502.08202, random allocation with k = 1); a
+  // counting sort then lists each step's records, ascending, in O(n + t).
+  const auto t = static_cast<std::uint64_t>(per_epoch_);
+  std::fill(allocation_start_.begin(), allocation_start_.end(), 0);
+  for (int i = 0; i < n_; ++i) {
+    const auto step = static_cast<int>(stream_.below(t));
+    allocation_step_[static_cast<std::size_t>(i)] = step;
+    ++allocation_start_[static_cast<std::size_t>(step) + 1];
+  }
+  for (std::size_t j = 1; j < allocation_start_.size(); ++j)
+    allocation_start_[j] += allocation_start_[j - 1];
+  // Each step's next free slot, from its start: the records, taken ascending, stay so.
+  std::copy(allocation_start_.begin(), allocation_start_.end() - 1, allocation_cursor_.begin());
+  for (int i = 0; i < n_; ++i) {
+    const auto step = static_cast<std::size_t>(allocation_step_[static_cast<std::size_t>(i)]);
+    order_[static_cast<std::size_t>(allocation_cursor_[step]++)] = i;
+  }
+  ++generation_;
 }
 
 const int* BatchSchedule::poisson_batch(int& count) {

@@ -129,6 +129,8 @@ Moments closed_form(const Setting& p, BatchScheme scheme, bool prime) {
       for (int k = 0; k < p.epochs; ++k) out = apply(out, law);
       return out;
     }
+    case BatchScheme::kRandomAllocation:  // not in kSchemes: no closed form written here
+      break;
   }
   return out;
 }

@@ -253,6 +253,11 @@ TEST_CASE("Figure 2's composition approximation and plain Gaussian composition",
   CHECK_THAT(value("gaussian_composition", p, 15.0), WithinRel(200.0 * 15.0 / 200.0, 1e-14));
   const Params s = figure_params(BatchScheme::kSampleWithoutReplacement, 200, 0);
   CHECK_THAT(value("gaussian_composition", s, 15.0), WithinRel(5000.0 * 15.0 / 200.0, 1e-14));
+  // Random allocation: one step of each epoch begun touches the record, a partial one too.
+  Params r = figure_params(BatchScheme::kRandomAllocation, 200, 0);
+  CHECK_THAT(value("gaussian_composition", r, 15.0), WithinRel(200.0 * 15.0 / 200.0, 1e-14));
+  r.T += 1;
+  CHECK_THAT(value("gaussian_composition", r, 15.0), WithinRel(201.0 * 15.0 / 200.0, 1e-14));
 }
 
 TEST_CASE("Blog Theorem 1: linear before the burn-in, flat after; Step 5 is 3x at saturation",

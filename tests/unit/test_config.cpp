@@ -133,6 +133,15 @@ TEST_CASE("bad input names the key, the value and what was expected", "[config]"
     CHECK_THAT(error_of(with("eta", "eta = \"fast\"")),
                Catch::Contains("training.eta = \"fast\" (must be a number)"));
   }
+  SECTION("random allocation: the expected batch size must divide n") {
+    const std::string text = with("scheme", "scheme = \"random_allocation\"");
+    std::string bad = text;
+    bad.replace(bad.find("batch_size = 2"), 14, "batch_size = 3");
+    CHECK_THAT(error_of(bad),
+               Catch::Contains("training.batch_size = 3") && Catch::Contains("must divide"));
+    CHECK(error_of(text) == "no error");
+    CHECK(parse_experiment(text, "t.toml").scenarios.at(0).steps_per_epoch == 25);
+  }
   SECTION("missing required key") {
     CHECK_THAT(error_of(with("eta", "")),
                Catch::Contains("training.eta = <missing>") && Catch::Contains("required"));

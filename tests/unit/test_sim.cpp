@@ -13,6 +13,7 @@
 
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/batches.hpp"
 #include "rdpaudit/sim/loss.hpp"
@@ -83,6 +84,30 @@ raw_samples = 100
 pilot_trajectories = 500
 )";
 
+// Random allocation on a quadratic loss, whose contraction reads each step's count.
+const char* kRandomAllocation = R"(
+[experiment]
+seed = 5
+trajectories = 3000
+[model]
+loss = "quadratic"
+lambda = 1.0
+[data]
+preset = "quadratic_worst_case"
+n = 40
+sensitivity = 2.0
+[training]
+scheme = "random_allocation"
+eta = 0.1
+batch_size = 8
+epochs = 3
+[noise]
+sigma = 1.0
+[tally]
+raw_samples = 100
+pilot_trajectories = 500
+)";
+
 // Poisson at DP-SGD scale, drawn by distinguished records: the count of the other records
 // (Binomial(n - s, q), mean 256) and the replaced record's inclusion.
 const char* kPoissonLarge = R"(
@@ -134,7 +159,7 @@ void require_identical(const tally::Tally& a, const tally::Tally& b) {
 }  // namespace
 
 TEST_CASE("one seed gives identical tallies at 1 and 2 threads", "[sim][determinism]") {
-  for (const char* text : {kQuadratic2d, kLogisticPoisson, kPoissonLarge}) {
+  for (const char* text : {kQuadratic2d, kLogisticPoisson, kPoissonLarge, kRandomAllocation}) {
     const auto s = scenario_of(text);
     const auto one = test::with_threads(1, [&] { return sim::simulate_scenario(s, 3, 5000); });
     const auto two = test::with_threads(2, [&] { return sim::simulate_scenario(s, 3, 5000); });
@@ -369,8 +394,9 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
 }  // namespace
 
 TEST_CASE("the optimised kernels give the numbers of a plain one-trajectory loop", "[sim]") {
-  for (const char* scheme : {"fixed_order", "shuffle_partition", "shuffle_each_epoch",
-                             "sample_without_replacement", "poisson", "full_batch"}) {
+  for (const char* scheme :
+       {"fixed_order", "shuffle_partition", "shuffle_each_epoch", "sample_without_replacement",
+        "poisson", "full_batch", "random_allocation"}) {
     for (const char* loss : {"quadratic", "linear"}) {
       std::string text = std::string(R"(
 [experiment]
@@ -388,7 +414,10 @@ differing_index = 2
 [training]
 scheme = ")" + scheme + R"("
 eta = 0.05
-)" + (std::string(scheme) == "full_batch" ? "" : "batch_size = 2\n") +
+)" +
+                         (std::string(scheme) == "full_batch"          ? ""
+                          : std::string(scheme) == "random_allocation" ? "batch_size = 1\n"
+                                                                       : "batch_size = 2\n") +
                          R"(epochs = 7
 [noise]
 sigma = 1.0
@@ -482,7 +511,9 @@ TEST_CASE("the optimised kernels match the plain loop where batches have no sum 
         std::tuple{"shuffle_partition", 50, 2, "0.5", "quadratic"},
         std::tuple{"sample_without_replacement", 50, 2, "0.5", "linear"},
         std::tuple{"poisson", 50, 2, "0.5", "quadratic"},
-        std::tuple{"poisson", 50, 2, "0.5", "linear"}}) {
+        std::tuple{"poisson", 50, 2, "0.5", "linear"},
+        std::tuple{"random_allocation", 50, 2, "", "quadratic"},
+        std::tuple{"random_allocation", 50, 5, "0.5", "linear"}}) {
     // Records that all differ, so that a wrong batch changes the numbers.
     std::string points = "[";
     for (int i = 0; i < n; ++i)
@@ -962,4 +993,87 @@ steps = 4
     REQUIRE(sim::batch_draws(s, sim::kD).poisson.others);
     check_by_distinguished(s, 8, loss);
   }
+}
+
+TEST_CASE("random allocation: the exact engine's law brackets the simulator's last iterates",
+          "[sim][exact][allocation]") {
+  // The linear worst case (the differing record's gradient 1 in D, -1 in D', the others 0)
+  // under random allocation, n = 16, b = 2 (t = 8 steps per epoch), K = 2 epochs, projected
+  // onto [-0.6, 0.6] (two hits of 0.4 reach the boundary): the exact engine evolves it as
+  // shuffle_each_epoch's chain (the record's step uniform in each epoch), the simulator draws
+  // the real allocations. Their bin masses (cells of 10 grid cells, the two boundary atoms)
+  // must agree within 5 standard errors. A chain that draws the record's inclusion
+  // independently at every step (rate 1/t, as sample_without_replacement) misses by 70
+  // standard errors; one that keeps the record's step for both epochs (shuffle_partition) is
+  // not told apart at this size.
+  const auto s = scenario_of(R"(
+[experiment]
+seed = 3
+trajectories = 1000
+[model]
+loss = "linear"
+dim = 1
+[data]
+preset = "linear_worst_case"
+n = 16
+lipschitz = 1.0
+[training]
+scheme = "random_allocation"
+eta = 0.8
+batch_size = 2
+epochs = 2
+projection_diameter = 1.2
+[noise]
+step_std = 0.2
+)");
+  std::string why;
+  const auto spec = exact::chain_from_scenario(s, why);
+  INFO(why);
+  REQUIRE(spec);
+  const exact::ChainLaws laws = exact::evolve_pair(*spec, {});
+  const long N = 400000;
+  for (auto dataset : {sim::kD, sim::kDPrime}) {
+    const exact::CellLaw& law = dataset == sim::kD ? laws.d.last : laws.dprime.last;
+    const int per = 10, bins = law.cells / per;
+    std::vector<double> lo(bins + 2, 0.0), hi(bins + 2, 0.0);
+    for (int k = 0; k < law.cells; ++k) {
+      lo[std::min(bins - 1, k / per)] += law.mass_lo[k];
+      hi[std::min(bins - 1, k / per)] += law.mass_hi[k];
+    }
+    for (int a = 0; a < 2; ++a) {
+      lo[bins + a] = law.points[a].mass.lo;
+      hi[bins + a] = law.points[a].mass.hi;
+    }
+    const Eigen::MatrixXd x = sim::simulate_last_iterates(s, 11, dataset, 0, N);
+    std::vector<long> count(bins + 2, 0);
+    const double h = law.width();
+    for (long i = 0; i < N; ++i) {
+      const double th = x(i, 0);
+      int k;
+      if (th <= -0.6 + 1e-12)
+        k = bins;
+      else if (th >= 0.6 - 1e-12)
+        k = bins + 1;
+      else
+        k = std::min(bins - 1, static_cast<int>((th + 0.6) / h) / per);
+      ++count[static_cast<std::size_t>(k)];
+    }
+    double worst = 0;
+    for (int k = 0; k < bins + 2; ++k) {
+      const double f = static_cast<double>(count[k]) / N, se = std::sqrt(std::max(f, 1e-7) / N);
+      INFO("dataset " << dataset << " bin " << k << ": simulated " << f << " exact [" << lo[k]
+                      << ", " << hi[k] << "]");
+      CHECK(f >= lo[k] - 5 * se);
+      CHECK(f <= hi[k] + 5 * se);
+      worst = std::max(worst, std::max(lo[k] - f, f - hi[k]) / se);
+    }
+    INFO("largest excess over the bracket: " << worst << " standard errors");
+    CHECK(worst < 5);
+  }
+  // The other records must add nothing for the chain to apply: the quadratic loss is refused.
+  auto quadratic = s;
+  quadratic.loss = config::LossKind::kQuadratic;
+  quadratic.lambda = 1.0;
+  CHECK_FALSE(exact::chain_from_scenario(quadratic, why));
+  CHECK(why.find("random_allocation") != std::string::npos);
 }

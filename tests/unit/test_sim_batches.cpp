@@ -612,3 +612,65 @@ TEST_CASE("Poisson by distinguished records at q = 1: every record, nothing draw
     CHECK(stream.position() == 0);
   }
 }
+
+TEST_CASE("random allocation: one uniform step per record and epoch, Binomial(n, 1/t) batches",
+          "[sim][batches][allocation]") {
+  // n = 12 records, expected batch b = 3: t = 4 steps per epoch, two epochs. Every epoch's
+  // batches are disjoint, cover the records and list each batch ascending; record 5's steps
+  // in the two epochs are uniform on the 16 pairs (uniform and independent across epochs);
+  // a step's batch size is Binomial(12, 1/4).
+  const int n = 12, t = 4;
+  const long draws = 20000;
+  std::map<std::vector<int>, long> steps_of_5;
+  std::map<int, long> sizes;
+  for (long id = 0; id < draws; ++id) {
+    Schedule sched("random_allocation", n, 3, static_cast<std::uint64_t>(id));
+    REQUIRE(sched.s.steps_per_epoch == t);
+    REQUIRE(sched.batches.inverse_normaliser() == 1.0 / 3.0);
+    REQUIRE_FALSE(sched.batches.is_partition());
+    std::vector<int> at;
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::vector<int> seen;
+      for (int j = 0; j < t; ++j) {
+        int count = 0;
+        const int* idx = sched.batches.next(count);
+        REQUIRE(std::is_sorted(idx, idx + count));
+        seen.insert(seen.end(), idx, idx + count);
+        if (std::find(idx, idx + count, 5) != idx + count) at.push_back(j);
+        if (j == 1) ++sizes[std::min(count, 7)];  // 7 and more pooled (probability 0.014)
+      }
+      std::sort(seen.begin(), seen.end());
+      std::vector<int> all(n);
+      std::iota(all.begin(), all.end(), 0);
+      REQUIRE(seen == all);
+    }
+    REQUIRE(at.size() == 2);
+    ++steps_of_5[at];
+  }
+  CHECK(looks_uniform(steps_of_5, t * t, draws));
+  std::map<int, double> binomial;
+  double below = 0;
+  for (int k = 0; k < 7; ++k) {
+    binomial[k] = choose(n, k) * std::pow(0.25, k) * std::pow(0.75, n - k);
+    below += binomial[k];
+  }
+  binomial[7] = 1.0 - below;
+  CHECK(fits_law(sizes, binomial, draws * 2));
+}
+
+TEST_CASE("random allocation: one stream id gives one schedule", "[sim][batches][allocation]") {
+  // 12 steps (two epochs and a half of t = 6), each batch followed by -1.
+  const auto listed = [](std::uint64_t id) {
+    Schedule sched("random_allocation", 30, 5, id);
+    std::vector<int> out;
+    for (int j = 0; j < 15; ++j) {
+      int count = 0;
+      const int* idx = sched.batches.next(count);
+      out.insert(out.end(), idx, idx + count);
+      out.push_back(-1);
+    }
+    return out;
+  };
+  CHECK(listed(9) == listed(9));
+  CHECK(listed(9) != listed(10));
+}

@@ -17,6 +17,8 @@ enum class BatchSizing {
   kWholeDataset,  ///< b = n; one step per epoch
   kExpected,      ///< training.sampling_rate q (or the expected batch size); floor(1/q) steps
                   ///< per epoch; the sums are divided by q n
+  kAllocated,     ///< training.batch_size = b, the expected batch size, dividing n: t = n/b
+                  ///< steps per epoch, a batch of Binomial(n, 1/t) records divided by b
 };
 
 struct SchemeInfo {

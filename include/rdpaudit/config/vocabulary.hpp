@@ -28,6 +28,9 @@ enum class BatchScheme {
   kSampleWithoutReplacement,  ///< b distinct indices drawn afresh at every step
   kPoisson,                   ///< each record in with prob. q; sum divided by q*n
   kFullBatch,                 ///< every record at every step (b = n)
+  /// random allocation (balls and bins): every record in one uniformly random step of each
+  /// epoch of t = n/b steps, independently; sum divided by the expected size n/t = b
+  kRandomAllocation,
 };
 
 /// Which datasets count as neighbours. A scenario states the relation of its pair, every

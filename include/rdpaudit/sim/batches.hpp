@@ -27,6 +27,8 @@ struct SchemeTraits {
   bool shuffled_each_epoch = false;  ///< that order drawn again at the start of every epoch
   bool subset_each_step = false;     ///< batch_size distinct records drawn afresh every step
   bool poisson = false;  ///< every record in every step's batch with probability q; sum / (q n)
+  /// every record in one uniform step of each epoch of t steps (random allocation); sum / b
+  bool allocated = false;
   /// Where all records but a few copy one row, may draw only those few records' positions
   /// or inclusions, and how many others join (BatchDraws::by_distinguished).
   bool by_distinguished = false;
@@ -52,6 +54,9 @@ constexpr SchemeTraits scheme_traits(config::BatchScheme scheme) {
       break;
     case config::BatchScheme::kFullBatch:
       t.partition = true;
+      break;
+    case config::BatchScheme::kRandomAllocation:
+      t.allocated = true;
       break;
   }
   return t;
@@ -258,6 +263,10 @@ class BatchSchedule {
   void draw_selection_run();
   /// The next kSubsetChunk keys into offsets_, or (no keys) batches into subsets_.
   void draw_subsets();
+  /// Random allocation, at the start of every epoch: record i = 0, 1, ..., n - 1 goes to step
+  /// Stream::below(t); order_ holds the records by step (ascending within a step), step j's
+  /// from allocation_start_[j] to allocation_start_[j + 1].
+  void allocate();
   /// next() of by_distinguished Poisson: next_poisson()'s batch as record indices in order_.
   const int* poisson_batch(int& count);
 
@@ -286,6 +295,10 @@ class BatchSchedule {
   /// of them; empty for other schemes, whose schedules stay small), the next at run_next_
   /// (kSelectionRun: draw the next run)
   std::vector<std::uint8_t> run_keys_;
+  /// Random allocation: each step's first position in order_ (t + 1 entries), and each
+  /// record's step in the epoch (n entries), each step's next free slot (t entries); empty
+  /// for other schemes
+  std::vector<int> allocation_start_, allocation_step_, allocation_cursor_;
   int run_next_ = kSelectionRun;
 };
 
@@ -355,6 +368,12 @@ inline const int* BatchSchedule::next(int& count) {
     case config::BatchScheme::kFullBatch:
       count = n_;
       return fixed_order_.data();
+    case config::BatchScheme::kRandomAllocation: {
+      if (j == 0) allocate();
+      const int begin = allocation_start_[static_cast<std::size_t>(j)];
+      count = allocation_start_[static_cast<std::size_t>(j) + 1] - begin;
+      return order_.data() + begin;
+    }
   }
   count = 0;
   return order_.data();
