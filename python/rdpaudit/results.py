@@ -11,6 +11,8 @@
     p = s.profile()                              # [profile] runs, else None
     p.epsilons, p.deltas, p.rows[0]["delta_lower"], p.rows[0]["epsilon_lower"]
     c = s.claims()                               # (eps, delta) claims, else None
+    for acc in r.accountants():                  # [[bounds.custom]] commands (format >= 2.4)
+        acc.bound, acc.command, acc.files_sha256, json.loads(acc.output)
     a = r.audit()                                # format >= 1.2, else None
     a.attrs["level"], a.bounds["outcome"], a.cells["verdict"]
     for row in a.table():                        # one named row per cell (AuditRow)
@@ -61,6 +63,18 @@ def _column(dataset: h5py.Dataset) -> np.ndarray:
 def _table(group: h5py.Group) -> dict:
     """The parallel datasets of a table group (one row per index) as {name: column}."""
     return {name: _column(ds) for name, ds in group.items() if isinstance(ds, h5py.Dataset)}
+
+
+class Accountant(NamedTuple):
+    """One `/accountants/K` group: the command a custom bound's values came from, with what it
+    read and wrote, so that the values can be reproduced (docs/results-format.md)."""
+    bound: str
+    command: list
+    directory: str
+    files: list
+    files_sha256: list
+    input: str
+    output: str
 
 
 class Bounds(NamedTuple):
@@ -318,6 +332,20 @@ class Results:
         if self._audit is None:
             self._audit = Audit(self.file["audit"], [s.sweep_point for s in self.scenarios])
         return self._audit
+
+    def accountants(self) -> list:
+        """The accountant commands of the run's custom bounds (`/accountants/0`, `1`, ... in the
+        order of the file's custom bounds); empty when none ran or the file predates 2.4."""
+        if "accountants" not in self.file:
+            return []
+        group = self.file["accountants"]
+        out = []
+        for name in sorted(group.keys(), key=int):
+            a = _attrs(group[name])
+            out.append(Accountant(a["bound"], list(a["command"]), a["directory"],
+                                  list(a.get("files", [])), list(a.get("files_sha256", [])),
+                                  a["input"], a["output"]))
+        return out
 
     def walk(self):
         """Every attribute and dataset of the file, for checks that look at all of them (e.g.

@@ -24,6 +24,7 @@ import h5py
 import numpy as np
 
 from checks import check, finish  # this folder
+from rdpaudit import load  # PYTHONPATH (tests/CMakeLists.txt) or installed
 
 cli, source, work = sys.argv[1:4]
 shutil.rmtree(work, ignore_errors=True)
@@ -90,6 +91,16 @@ with h5py.File(out, "r") as h5:
     replay = subprocess.run(["/usr/bin/python3", script], input=a["input"], text=True,
                             capture_output=True, check=True).stdout
     check(replay == a["output"], "the stored input reproduces the stored output")
+# The reader gives the same record (Results.accountants()).
+with load(out) as r:
+    accs = r.accountants()
+    check([x.bound for x in accs] == ["sgm_accountant", "sgm_accountant_halved"],
+          f"reader: bounds {[x.bound for x in accs]}")
+    check(accs[0].command == ["/usr/bin/python3", "accountants/sgm_rdp.py"] and
+          dict(zip(accs[0].files, accs[0].files_sha256)).get("accountants/sgm_rdp.py") == digest,
+          f"reader: command {accs[0].command}, files {accs[0].files}")
+    check(json.loads(accs[0].input)["orders"] == [2, 4, 8, 16] and accs[0].output == replay,
+          "reader: input and output as stored")
 
 # `check` fails when the halved accountant is expected to hold.
 wrong = copy_experiment("accountant_command.toml", "halved_holds.toml",
