@@ -93,34 +93,25 @@ std::string to_string(Expectation v) {
   return name_of(expectation_names(), v);
 }
 
-namespace {
-
-// The names of the count methods, which are also the names of the rows they store.
-constexpr const char* kHistogramPlugin = "histogram-plugin";
-constexpr const char* kRigorousCp = "rigorous-cp";
-constexpr const char* kRigorousBernstein = "rigorous-bernstein";
-
-}  // namespace
-
 const std::vector<MethodInfo>& method_registry() {
   static const std::vector<MethodInfo> registry = {
-      {Method::kHistogramPlugin, kHistogramPlugin, MethodRole::kPoint},
-      {Method::kRigorousCp, kRigorousCp, MethodRole::kRigorous},
-      {Method::kRigorousBernstein, kRigorousBernstein, MethodRole::kRigorous},
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) \
+  {Method::k##id, name, MethodRole::role},
+#include "rdpaudit/config/count_methods.def"
       {Method::kExact, "exact", MethodRole::kExact},
   };
   return registry;
 }
 
+// The exact method's rows, then each count method's one row kind, under the method's name.
 const std::vector<RowInfo>& row_registry() {
   static const std::vector<RowInfo> registry = {
       {Row::kExactQuadrature, "exact-quadrature", Method::kExact, MethodRole::kExact, 0},
       {Row::kExactChain, "exact-chain", Method::kExact, MethodRole::kExact, 1},
       {Row::kRaoBlackwell, "rao-blackwell", Method::kExact, MethodRole::kPoint, 2},
-      {Row::kHistogramPlugin, kHistogramPlugin, Method::kHistogramPlugin, MethodRole::kPoint, 3},
-      {Row::kRigorousCp, kRigorousCp, Method::kRigorousCp, MethodRole::kRigorous, -1},
-      {Row::kRigorousBernstein, kRigorousBernstein, Method::kRigorousBernstein,
-       MethodRole::kRigorous, -1},
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) \
+  {Row::k##id, name, Method::k##id, MethodRole::role, preference},
+#include "rdpaudit/config/count_methods.def"
   };
   return registry;
 }

@@ -352,4 +352,13 @@ std::vector<std::size_t> order_by_smoothed_ratio(const CellCounts& counts, std::
   return order;
 }
 
+std::vector<std::uint64_t> coarsen(const std::vector<std::uint64_t>& counts,
+                                   const std::vector<double>& edges,
+                                   const std::vector<double>& coarse) {
+  std::vector<std::uint64_t> out(coarse.size() + 1, 0);
+  out[0] += counts[0];
+  for (std::size_t i = 1; i < counts.size(); ++i) out[cell_of(coarse, edges[i - 1])] += counts[i];
+  return out;
+}
+
 }  // namespace rdpaudit::estimate

@@ -10,6 +10,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/cells.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
+#include "rdpaudit/estimate/selection.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -242,6 +243,16 @@ std::vector<Estimate> histogram_plugin(const CellCounts& counts, const std::vect
     }
   }
   return out;
+}
+
+// The count method "histogram-plugin": the counts coarsened to the plug-in's bins.
+CountResult run_histogram_plugin(const CountInputs& in) {
+  const ScoreSelection& sel = in.selection;
+  const CellCounts plugin_cells{coarsen(in.counts_p, sel.edges, sel.plugin_edges),
+                                coarsen(in.counts_q, sel.edges, sel.plugin_edges)};
+  return {histogram_plugin(plugin_cells, in.alphas, in.options.plugin, in.stream, {}, in.row_name,
+                           point_cells_of(sel.plugin_edges)),
+          std::nullopt};
 }
 
 }  // namespace rdpaudit::estimate

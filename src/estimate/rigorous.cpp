@@ -13,6 +13,7 @@
 #include "rdpaudit/estimate/cells.hpp"
 #include "rdpaudit/estimate/confidence.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
+#include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/estimate/variational.hpp"
 
 namespace rdpaudit::estimate {
@@ -504,6 +505,11 @@ std::pair<CellCounts, CellCounts> thin_counts(const CellCounts& counts, double f
   split(counts.p, out.first.p, out.second.p);
   split(counts.q, out.first.q, out.second.q);
   return out;
+}
+
+// The count method "rigorous-cp": partitions of the fine cells chosen on the selection counts.
+CountResult run_rigorous_cp(const CountInputs& in) {
+  return certified(rigorous_lower_bound(in.fine, in.alphas, in.options.rigorous, in.row_name));
 }
 
 }  // namespace rdpaudit::estimate

@@ -25,17 +25,6 @@ std::vector<double> sorted_union(std::vector<double> a, const std::vector<double
   return a;
 }
 
-// Counts on `edges` coarsened to `coarse` (a subset of `edges`): every cell of `edges` lies
-// inside the coarse cell of its left end (the underflow cell inside the coarse underflow).
-std::vector<std::uint64_t> coarsen(const std::vector<std::uint64_t>& counts,
-                                   const std::vector<double>& edges,
-                                   const std::vector<double>& coarse) {
-  std::vector<std::uint64_t> out(coarse.size() + 1, 0);
-  out[0] += counts[0];
-  for (std::size_t i = 1; i < counts.size(); ++i) out[cell_of(coarse, edges[i - 1])] += counts[i];
-  return out;
-}
-
 }  // namespace
 
 double ScoreSelection::score(const double* theta) const {
@@ -118,40 +107,16 @@ Selection select_on_pilot(const SampleView& pilot_p, const SampleView& pilot_q,
   return out;
 }
 
-namespace {
-
-CountResult run_histogram_plugin(const CountInputs& in) {
-  const ScoreSelection& sel = in.selection;
-  const CellCounts plugin_cells{coarsen(in.counts_p, sel.edges, sel.plugin_edges),
-                                coarsen(in.counts_q, sel.edges, sel.plugin_edges)};
-  return {histogram_plugin(plugin_cells, in.alphas, in.options.plugin, in.stream, {}, in.row_name,
-                           point_cells_of(sel.plugin_edges)),
-          std::nullopt};
-}
-
 CountResult certified(RigorousResult r) {
   std::vector<Estimate> estimates = r.estimates;
   return {std::move(estimates), std::move(r)};
 }
 
-CountResult run_rigorous_cp(const CountInputs& in) {
-  return certified(rigorous_lower_bound(in.fine, in.alphas, in.options.rigorous, in.row_name));
-}
-
-CountResult run_rigorous_bernstein(const CountInputs& in) {
-  return certified(
-      variational_lower_bound(in.fine, in.alphas, in.options.variational, in.row_name));
-}
-
-}  // namespace
-
 const std::vector<CountMethod>& count_methods() {
-  using config::Method;
-  using config::Row;
   static const std::vector<CountMethod> table = {
-      {Method::kHistogramPlugin, Row::kHistogramPlugin, run_histogram_plugin},
-      {Method::kRigorousCp, Row::kRigorousCp, run_rigorous_cp},
-      {Method::kRigorousBernstein, Row::kRigorousBernstein, run_rigorous_bernstein},
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) \
+  {config::Method::k##id, config::Row::k##id, run},
+#include "rdpaudit/config/count_methods.def"
   };
   return table;
 }

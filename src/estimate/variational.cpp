@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/selection.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -277,6 +278,13 @@ RigorousResult variational_lower_bound(const OrderedCells& cells, const std::vec
     result.estimates.push_back(std::move(e));
   }
   return result;
+}
+
+// The count method "rigorous-bernstein": a test function of the fine cells chosen on the
+// selection counts.
+CountResult run_rigorous_bernstein(const CountInputs& in) {
+  return certified(
+      variational_lower_bound(in.fine, in.alphas, in.options.variational, in.row_name));
 }
 
 }  // namespace rdpaudit::estimate

@@ -3,24 +3,10 @@
 file(MAKE_DIRECTORY ${WORK})
 set(base "[experiment]\nseed = 1\ntrajectories = 100\n[model]\nloss = \"quadratic\"\nlambda = 1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 10\nsensitivity = 1.0\n[training]\nscheme = \"shuffle_partition\"\neta = 0.1\nbatch_size = 2\nepochs = 2\n")
 
+include(${CMAKE_CURRENT_LIST_DIR}/expect_failure.cmake)
 function(expect_failure name text expected_message)
-  set(cfg ${WORK}/${name}.toml)
-  set(out ${WORK}/${name}.h5)
-  file(REMOVE ${out})
-  file(WRITE ${cfg} "${text}")
-  execute_process(COMMAND ${CLI} run ${cfg} -o ${out} RESULT_VARIABLE rc ERROR_VARIABLE err
-                  OUTPUT_QUIET)
-  if(NOT rc EQUAL 2)
-    message(FATAL_ERROR "${name}: exit status ${rc}, expected 2 (stderr: ${err})")
-  endif()
-  string(FIND "${err}" "${expected_message}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${name}: message '${err}' lacks '${expected_message}'")
-  endif()
-  if(EXISTS ${out} OR EXISTS ${out}.tmp)
-    message(FATAL_ERROR "${name}: left a results file behind")
-  endif()
-  message(STATUS "${name}: ok (${err})")
+  cli_expect_failure(${name} run ${WORK}/${name}.toml ${WORK}/${name}.h5 "${text}"
+                     "${expected_message}")
 endfunction()
 
 expect_failure(unknown_key "${base}[noise]\nsigma2 = 1.0\nsigmaa = 2.0\n" "noise.sigmaa = 2.0 (unknown key")

@@ -4,24 +4,11 @@
 file(MAKE_DIRECTORY ${WORK})
 set(base "[experiment]\nseed = 1\ntrajectories = 2000\n[model]\nloss = \"quadratic\"\nlambda = 1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 20\nsensitivity = 4.0\n[training]\nscheme = \"fixed_order\"\neta = 0.05\nbatch_size = 2\nepochs = 1\n[noise]\nsigma2 = 4.0\n[bounds]\nalphas = [4]\n[estimate]\nbootstrap = 0\n")
 
+include(${CMAKE_CURRENT_LIST_DIR}/expect_failure.cmake)
 function(expect_failure name text expected_message)
-  set(cfg ${WORK}/search_${name}.toml)
   set(out ${WORK}/search_${name}_found.toml)
-  file(REMOVE ${out} ${out}.tmp ${WORK}/search_${name}_found.trace.csv)
-  file(WRITE ${cfg} "${text}")
-  execute_process(COMMAND ${CLI} search ${cfg} -o ${out} RESULT_VARIABLE rc ERROR_VARIABLE err
-                  OUTPUT_QUIET)
-  if(NOT rc EQUAL 2)
-    message(FATAL_ERROR "${name}: exit status ${rc}, expected 2 (stderr: ${err})")
-  endif()
-  string(FIND "${err}" "${expected_message}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${name}: message '${err}' lacks '${expected_message}'")
-  endif()
-  if(EXISTS ${out} OR EXISTS ${out}.tmp OR EXISTS ${WORK}/search_${name}_found.trace.csv)
-    message(FATAL_ERROR "${name}: left a file behind")
-  endif()
-  message(STATUS "${name}: ok (${err})")
+  cli_expect_failure(${name} search ${WORK}/search_${name}.toml ${out} "${text}"
+                     "${expected_message}" ${out}.tmp ${WORK}/search_${name}_found.trace.csv)
 endfunction()
 
 set(j0 "{key = \"training.differing_batch\", min = 0, max = 9, points = 4}")

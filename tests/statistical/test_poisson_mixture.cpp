@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "../unit/experiment_support.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/known_truth.hpp"
@@ -52,18 +53,8 @@ TEST_CASE("poisson: the simulated last iterate has the law of the pattern mixtur
           "[sim][mixture][poisson][statistical]") {
   // n = 6, q = 1/3, two steps; eta lambda / (q n) = 0.45, so the factor a_t = 1 - 0.45 |B_t|
   // runs from 1 (empty batch) to -1.7 (all six records) and scales the start N(0.5, 1).
-  const auto spec = config::parse_experiment(R"(
-[experiment]
-seed = 5
-trajectories = 200000
-[model]
-loss = "quadratic"
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 6
-sensitivity = 4.0
-[training]
+  const auto spec =
+      config::parse_experiment(test::quadratic_worst_case(5, 200000, 6, 4.0, R"([training]
 scheme = "poisson"
 eta = 0.9
 batch_size = 2
@@ -76,8 +67,8 @@ std = 1.0
 [tally]
 raw_samples = 200000
 pilot_trajectories = 1000
-)",
-                                             "poisson.toml");
+)"),
+                               "poisson.toml");
   const auto& s = spec.scenarios.at(0);
   REQUIRE(s.steps == 2);
   const auto t = sim::simulate_scenario(s, spec.seed, spec.trajectories);
@@ -184,18 +175,8 @@ TEST_CASE("poisson at n = 5000: the last iterate's mean and variance, step by st
   // exactly from E a, E a^2 and E[a I] (a = 1 - c |B_t|), independent of theta_t. With
   // eta = 1.8 the contraction's spread over the batch size adds about a fifth to the
   // variance: the same moments with a fixed |B_t| = q n are rejected.
-  const auto spec = config::parse_experiment(R"(
-[experiment]
-seed = 11
-trajectories = 1000000
-[model]
-loss = "quadratic"
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 5000
-sensitivity = 4.0
-[training]
+  const auto spec =
+      config::parse_experiment(test::quadratic_worst_case(11, 1000000, 5000, 4.0, R"([training]
 scheme = "poisson"
 eta = 1.8
 batch_size = 50
@@ -205,8 +186,8 @@ step_std = 0.5
 [init]
 mean = [0.5]
 std = 1.0
-)",
-                                             "poisson_moments.toml");
+)"),
+                               "poisson_moments.toml");
   const auto& s = spec.scenarios.at(0);
   const double n = 5000, q = 0.01, c = 1.8 / (q * n), xp = 4.0, sd = 0.5;
   REQUIRE(s.sampling_rate == Approx(q));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "experiment_support.hpp"
 #include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
@@ -16,70 +17,16 @@ using Catch::Matchers::Contains;
 namespace {
 
 // DP-SGD on logistic regression: per-example clip C = 0.5, z = 1.1 (Opacus' terms).
-const std::string kLogistic = R"toml(
-[experiment]
-seed = 1
-trajectories = 100
-[model]
-loss = "logistic"
-features = 2
-lambda = 0.1
-feature_clip = 1.0
-clip_norm = 0.5
-[data]
-preset = "logistic_synthetic"
-n = 20
-[training]
-scheme = "shuffle_partition"
-eta = 0.1
-batch_size = 4
-epochs = 1
-[noise]
-noise_multiplier = 1.1
-[bounds]
-alphas = [2, 3.5, 8]
-)toml";
+const std::string kLogistic =
+    test::logistic_dpsgd("feature_clip = 1.0\nclip_norm = 0.5", 1, "noise_multiplier = 1.1") +
+    "[bounds]\nalphas = [2, 3.5, 8]\n";
 
 // The same pair without a clip: the quadratic loss of the paper.
-const std::string kQuadratic = R"toml(
-[experiment]
-seed = 1
-trajectories = 100
-[model]
-loss = "quadratic"
-dim = 1
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 50
-sensitivity = 4.0
-[training]
-scheme = "shuffle_partition"
-eta = 0.02
-batch_size = 2
-epochs = 1
-[noise]
-sigma2 = 4.0
-[bounds]
-alphas = [2, 3.5, 8]
-)toml";
+const std::string kQuadratic = test::figure2(1, 100, 1) + "[bounds]\nalphas = [2, 3.5, 8]\n";
 
-std::string error_of(const std::string& text) {
-  try {
-    bounds::parse_experiment(text, "test.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::input_error_of;
 
-const bounds::BoundValue& value_of(const std::vector<bounds::BoundValue>& all,
-                                   const std::string& name, double alpha) {
-  for (const auto& v : all)
-    if (v.name == name && v.alpha == alpha) return v;
-  FAIL("no value of " << name << " at alpha = " << alpha);
-  throw;
-}
+using test::bound_value;
 
 }  // namespace
 
@@ -93,7 +40,7 @@ formula = "z * C"
                                              "t.toml");
   const auto sb = bounds::bounds_of(spec.scenarios[0]);
   const auto all = bounds::evaluate_scenario(sb, {2.0});
-  CHECK(*value_of(all, "opacus_terms", 2.0).value == Approx(1.1 * 0.5).epsilon(1e-14));
+  CHECK(*bound_value(all, "opacus_terms", 2.0).value == Approx(1.1 * 0.5).epsilon(1e-14));
 
   const auto none = bounds::parse_experiment(kQuadratic + R"toml(
 [[bounds.custom]]
@@ -106,12 +53,12 @@ conditions = ["C > 0"]
 )toml",
                                              "t.toml");
   const auto q = bounds::evaluate_scenario(bounds::bounds_of(none.scenarios[0]), {2.0});
-  const auto& v = value_of(q, "opacus_terms", 2.0);
+  const auto& v = bound_value(q, "opacus_terms", 2.0);
   CHECK_FALSE(v.applicable());
   CHECK_THAT(v.not_applicable, Contains("evaluates to NaN") &&
                                    Contains("C and z are not defined") &&
                                    Contains("model.clip_norm"));
-  CHECK_THAT(value_of(q, "clipped_only", 2.0).not_applicable,
+  CHECK_THAT(bound_value(q, "clipped_only", 2.0).not_applicable,
              Contains("condition 1 \"C > 0\" is false (C and z are not defined"));
 }
 
@@ -126,13 +73,13 @@ conditions = ["alpha < 8"]
                                              "t.toml");
   const auto sb = bounds::bounds_of(spec.scenarios[0]);
   const auto all = bounds::evaluate_scenario(sb, {2.0, 3.5, 8.0});
-  CHECK(*value_of(all, "pasted", 2.0).value == 0.5);
-  CHECK(std::isinf(*value_of(all, "pasted", 3.5).value));
-  CHECK_THAT(value_of(all, "pasted", 8.0).not_applicable, Contains("\"alpha < 8\" is false"));
-  CHECK(value_of(all, "pasted", 2.0).source == "accountant values");
+  CHECK(*bound_value(all, "pasted", 2.0).value == 0.5);
+  CHECK(std::isinf(*bound_value(all, "pasted", 3.5).value));
+  CHECK_THAT(bound_value(all, "pasted", 8.0).not_applicable, Contains("\"alpha < 8\" is false"));
+  CHECK(bound_value(all, "pasted", 2.0).source == "accountant values");
   // `rdpaudit bounds --alpha 5`: no value there.
   const auto other = bounds::evaluate_scenario(sb, {5.0});
-  CHECK_THAT(value_of(other, "pasted", 5.0).not_applicable,
+  CHECK_THAT(bound_value(other, "pasted", 5.0).not_applicable,
              Contains("at the orders of bounds.alphas only, not at alpha = 5"));
 }
 
@@ -141,25 +88,25 @@ TEST_CASE("a custom bound's keys are checked when the file is read",
   const auto custom = [](const std::string& body) {
     return kQuadratic + "[[bounds.custom]]\nname = \"mine\"\n" + body + "\n";
   };
-  CHECK_THAT(error_of(custom("values = [1, 2]")),
+  CHECK_THAT(input_error_of(custom("values = [1, 2]")),
              Contains("bounds.custom[0].values = ") &&
                  Contains("has 2 values; one per bounds.alphas order (3) is needed"));
-  CHECK_THAT(error_of(custom("values = [1, \"x\", 2]")),
+  CHECK_THAT(input_error_of(custom("values = [1, \"x\", 2]")),
              Contains("bounds.custom[0].values[1]") && Contains("must be a number"));
-  CHECK_THAT(error_of(custom("values = [1, nan, 2]")), Contains("must be a number"));
-  CHECK_THAT(error_of(custom("formula = \"alpha\"\nvalues = [1, 2, 3]")),
+  CHECK_THAT(input_error_of(custom("values = [1, nan, 2]")), Contains("must be a number"));
+  CHECK_THAT(input_error_of(custom("formula = \"alpha\"\nvalues = [1, 2, 3]")),
              Contains("give exactly one of formula, values, values_file, command"));
-  CHECK_THAT(error_of(custom("conditions = []")),
+  CHECK_THAT(input_error_of(custom("conditions = []")),
              Contains("bounds.custom[0].formula = <missing>") &&
                  Contains("exactly one of formula, values, values_file, command"));
-  CHECK_THAT(error_of(custom("formula = \"alpha\"\ntimeout_s = 5")),
+  CHECK_THAT(input_error_of(custom("formula = \"alpha\"\ntimeout_s = 5")),
              Contains("bounds.custom[0].timeout_s = 5 (applies to a command only)"));
   CHECK_THAT(
-      error_of(custom("command = [\"/bin/true\"]\ntimeout_s = 0")),
+      input_error_of(custom("command = [\"/bin/true\"]\ntimeout_s = 0")),
       Contains("bounds.custom[0].timeout_s = 0 (must be a number of seconds in (0, 86400])"));
-  CHECK_THAT(error_of(custom("command = []")),
+  CHECK_THAT(input_error_of(custom("command = []")),
              Contains("bounds.custom[0].command") && Contains("non-empty array of strings"));
-  CHECK_THAT(error_of(custom("values_file = \"no_such_table.csv\"")),
+  CHECK_THAT(input_error_of(custom("values_file = \"no_such_table.csv\"")),
              Contains("bounds.custom[0].values_file = \"no_such_table.csv\" (cannot be opened"));
 }
 

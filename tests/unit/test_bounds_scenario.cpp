@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "experiment_support.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -14,7 +15,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-// The start of every experiment file here: a quadratic loss whose lambda follows.
+// The start of the crafted-gradient files below: a quadratic loss whose lambda follows.
 constexpr const char* kHeader = R"(
 [experiment]
 seed = 1
@@ -25,31 +26,15 @@ loss = "quadratic"
 
 // A quadratic worst-case pair (S_g = 1) under Poisson sampling at rate q.
 config::Scenario poisson_scenario(int n, const std::string& q, int epochs, double step_std) {
-  const std::string text = std::string(kHeader) + R"(lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = )" + std::to_string(n) +
-                           R"(
-sensitivity = 1.0
-[training]
-scheme = "poisson"
-eta = 0.1
-sampling_rate = )" + q + R"(
-epochs = )" + std::to_string(epochs) +
-                           R"(
-[noise]
-step_std = )" + std::to_string(step_std) +
-                           "\n";
-  return config::parse_experiment(text, "poisson.toml").scenarios.at(0);
+  return test::scenario_from_toml(
+      test::quadratic_worst_case(1, 100, n, 1.0,
+                                 "[training]\nscheme = \"poisson\"\neta = 0.1\nsampling_rate = " +
+                                     q + "\nepochs = " + std::to_string(epochs) +
+                                     "\n[noise]\nstep_std = " + std::to_string(step_std) + "\n"),
+      "poisson.toml");
 }
 
-const bounds::BoundValue& find(const std::vector<bounds::BoundValue>& values,
-                               const std::string& name, double alpha) {
-  for (const auto& v : values)
-    if (v.name == name && v.alpha == alpha) return v;
-  FAIL("no value for " << name << " at alpha " << alpha);
-  throw;
-}
+using test::bound_value;
 
 }  // namespace
 
@@ -66,12 +51,12 @@ TEST_CASE("Poisson bounds use the simulated q and the normaliser q n, whole or n
   CHECK(sb.params.T == 66);
   const auto values = bounds::evaluate_scenario(sb, {2.0, 4.0, 8.0, 2.5});
   const char* mtz = "mtz19_poisson_composition";
-  CHECK_THAT(*find(values, mtz, 2.0).value, WithinRel(0.8899177901090146, 1e-9));
-  CHECK_THAT(*find(values, mtz, 4.0).value, WithinRel(60.34337299089174, 1e-9));
-  CHECK_THAT(*find(values, mtz, 8.0).value, WithinRel(468.8386892683233, 1e-9));
-  CHECK_THAT(*find(values, mtz, 2.5).value, WithinRel(1.7578118892293988, 1e-9));
+  CHECK_THAT(*bound_value(values, mtz, 2.0).value, WithinRel(0.8899177901090146, 1e-9));
+  CHECK_THAT(*bound_value(values, mtz, 4.0).value, WithinRel(60.34337299089174, 1e-9));
+  CHECK_THAT(*bound_value(values, mtz, 8.0).value, WithinRel(468.8386892683233, 1e-9));
+  CHECK_THAT(*bound_value(values, mtz, 2.5).value, WithinRel(1.7578118892293988, 1e-9));
   // Figure 2's (b/n) A K needs a batch of b records: not applicable, with the reason.
-  const auto& fig2 = find(values, "ys_fig2_composition_approx", 4.0);
+  const auto& fig2 = bound_value(values, "ys_fig2_composition_approx", 4.0);
   CHECK_FALSE(fig2.applicable());
   CHECK_THAT(fig2.not_applicable, Contains("q*n = 0.6 is not a whole number"));
 
@@ -79,9 +64,9 @@ TEST_CASE("Poisson bounds use the simulated q and the normaliser q n, whole or n
   // Reference point poisson_qn_1.5 (K = 1 epoch of floor(1/q) = 666 steps).
   const auto big = bounds::bounds_of(poisson_scenario(1000, "0.0015", 1, 0.05));
   const auto big_values = bounds::evaluate_scenario(big, {2.0, 4.0, 10.0});
-  CHECK_THAT(*find(big_values, mtz, 2.0).value, WithinRel(0.007367624593288942, 1e-9));
-  CHECK_THAT(*find(big_values, mtz, 4.0).value, WithinRel(0.015355678508359717, 1e-9));
-  CHECK_THAT(*find(big_values, mtz, 10.0).value, WithinRel(1108.3608213125042, 1e-9));
+  CHECK_THAT(*bound_value(big_values, mtz, 2.0).value, WithinRel(0.007367624593288942, 1e-9));
+  CHECK_THAT(*bound_value(big_values, mtz, 4.0).value, WithinRel(0.015355678508359717, 1e-9));
+  CHECK_THAT(*bound_value(big_values, mtz, 10.0).value, WithinRel(1108.3608213125042, 1e-9));
 }
 
 TEST_CASE("a Poisson rate with q n < 0.5 gets bounds, not an error about b = 0",
@@ -90,8 +75,8 @@ TEST_CASE("a Poisson rate with q n < 0.5 gets bounds, not an error about b = 0",
   CHECK(sb.params.b == 0);
   std::vector<bounds::BoundValue> values;
   REQUIRE_NOTHROW(values = bounds::evaluate_scenario(sb, {2.0}));
-  CHECK(find(values, "mtz19_poisson_composition", 2.0).applicable());
-  CHECK(find(values, "gaussian_composition", 2.0).applicable());
+  CHECK(bound_value(values, "mtz19_poisson_composition", 2.0).applicable());
+  CHECK(bound_value(values, "gaussian_composition", 2.0).applicable());
 }
 
 TEST_CASE("every bound states its neighbouring relation, and a mismatch is explained",
@@ -107,8 +92,8 @@ TEST_CASE("every bound states its neighbouring relation, and a mismatch is expla
   const auto sb = bounds::bounds_of(poisson_scenario(50, "0.04", 1, 0.4));
   CHECK(sb.params.adjacency == Adjacency::kReplaceOne);  // the quadratic worst-case pair
   const auto values = bounds::evaluate_scenario(sb, {2.0});
-  CHECK(find(values, "mtz19_poisson_composition", 2.0).adjacency == Adjacency::kAddRemove);
-  CHECK(find(values, "gaussian_composition", 2.0).adjacency == Adjacency::kReplaceOne);
+  CHECK(bound_value(values, "mtz19_poisson_composition", 2.0).adjacency == Adjacency::kAddRemove);
+  CHECK(bound_value(values, "gaussian_composition", 2.0).adjacency == Adjacency::kReplaceOne);
   // A custom formula is written for the scenario: it takes the pair's relation.
   CHECK(bounds::bound_adjacency("my_formula", Adjacency::kAddRemove) == Adjacency::kAddRemove);
   CHECK(bounds::bound_adjacency("mtz19_poisson_composition", Adjacency::kReplaceOne) ==
@@ -148,7 +133,7 @@ epochs = 3
 [noise]
 step_std = 0.2
 )";
-  return config::parse_experiment(text, "crafted.toml").scenarios.at(0);
+  return test::scenario_from_toml(text, "crafted.toml");
 }
 
 }  // namespace
@@ -163,9 +148,9 @@ TEST_CASE("a crafted record: a constant g is a convex 0-smooth loss, a varying o
     CHECK(std::isinf(sb.params.L));  // the quadratic others are not Lipschitz on R^d
     CHECK(sb.params.adjacency == config::Adjacency::kAddRemove);
     const auto values = bounds::evaluate_scenario(sb, {2.0});
-    CHECK(find(values, "ys_thmD.4_convex", 2.0).applicable());
-    CHECK(find(values, "gaussian_composition", 2.0).applicable());
-    CHECK_THAT(find(values, "ys_thm3.3_fixed_order", 2.0).not_applicable,
+    CHECK(bound_value(values, "ys_thmD.4_convex", 2.0).applicable());
+    CHECK(bound_value(values, "gaussian_composition", 2.0).applicable());
+    CHECK_THAT(bound_value(values, "ys_thm3.3_fixed_order", 2.0).not_applicable,
                Contains("not strongly convex"));
   }
   SECTION("changing with t: only composition bounds") {
@@ -175,21 +160,22 @@ TEST_CASE("a crafted record: a constant g is a convex 0-smooth loss, a varying o
     const auto values = bounds::evaluate_scenario(sb, {2.0});
     for (const char* name :
          {"ys_thmD.4_convex", "ys_thm3.3_fixed_order", "ys_thmD.5_balle_composed"})
-      CHECK_THAT(find(values, name, 2.0).not_applicable, Contains("changes with the step t"));
-    CHECK(find(values, "gaussian_composition", 2.0).applicable());
+      CHECK_THAT(bound_value(values, name, 2.0).not_applicable,
+                 Contains("changes with the step t"));
+    CHECK(bound_value(values, "gaussian_composition", 2.0).applicable());
   }
   SECTION("changing with t under sampling without replacement: the blog's theorem is out") {
     const auto sb = bounds::bounds_of(
         crafted_scenario("gradient_formula = \"t < 5\"", "sample_without_replacement", true));
     const auto values = bounds::evaluate_scenario(sb, {2.0});
-    CHECK_THAT(find(values, "blog_thm1_saturation", 2.0).not_applicable,
+    CHECK_THAT(bound_value(values, "blog_thm1_saturation", 2.0).not_applicable,
                Contains("changes with the step t"));
-    CHECK(find(values, "wbk19_swor_composition", 2.0).applicable());
+    CHECK(bound_value(values, "wbk19_swor_composition", 2.0).applicable());
     const auto projected = bounds::bounds_of(
         crafted_scenario("gradient = [3.0, 4.0]", "sample_without_replacement", true));
     CHECK(projected.params.L == 5.0);  // max(lambda D/2 = 1, ||g|| = 5)
     const auto constant = bounds::evaluate_scenario(projected, {2.0});
-    CHECK(find(constant, "blog_thm1_saturation", 2.0).applicable());
+    CHECK(bound_value(constant, "blog_thm1_saturation", 2.0).applicable());
   }
 }
 
@@ -221,37 +207,19 @@ noise_multiplier = 1.1
 
 // Logistic regression with the per-example clip C = 0.5 and no model.feature_clip.
 config::Scenario logistic_without_feature_clip(const std::string& model_extra) {
-  const std::string text = R"(
-[experiment]
-seed = 1
-trajectories = 100
-[model]
-loss = "logistic"
-features = 2
-lambda = 0.1
-)" + model_extra + R"(
-[data]
-preset = "logistic_synthetic"
-n = 20
-[training]
-scheme = "shuffle_partition"
-eta = 0.1
-batch_size = 4
-epochs = 2
-[noise]
-step_std = 0.05
-[[bounds.custom]]
+  return test::scenario_from_toml(
+      test::logistic_dpsgd(model_extra, 2, "step_std = 0.05") + R"([[bounds.custom]]
 name = "uses_beta"
 formula = "alpha * beta"
-)";
-  return config::parse_experiment(text, "logistic.toml").scenarios.at(0);
+)",
+      "logistic.toml");
 }
 
 }  // namespace
 
 TEST_CASE("Opacus' numbers in, Opacus' epsilon out: z with C, add/remove, eps(1e-5) = 1.2813",
           "[bounds][scenario][opacus]") {
-  const auto s = config::parse_experiment(kOpacus, "opacus.toml").scenarios.at(0);
+  const auto s = test::scenario_from_toml(kOpacus, "opacus.toml");
   const auto sb = bounds::bounds_of(s);
   CHECK(sb.params.S_g == 1.0);  // add/remove: one record's clipped gradient, C
   CHECK(sb.params.adjacency == config::Adjacency::kAddRemove);
@@ -259,7 +227,7 @@ TEST_CASE("Opacus' numbers in, Opacus' epsilon out: z with C, add/remove, eps(1e
   // T * RDP of the Poisson-subsampled Gaussian at alpha = 12: mpmath at 50 digits,
   // sum_k C(12,k) (1-q)^(12-k) q^k e^((k^2-k)/(2 z^2)) (Mironov-Talwar-Zhang 2019, integer alpha).
   const auto at12 = bounds::evaluate_scenario(sb, {12.0});
-  CHECK_THAT(*find(at12, "mtz19_poisson_composition", 12.0).value,
+  CHECK_THAT(*bound_value(at12, "mtz19_poisson_composition", 12.0).value,
              WithinRel(0.54758240991688461, 1e-9));
   // Opacus (>= 1.0) and dp_accounting convert with Balle et al. 2020, Theorem 21:
   // eps = rdp - (log delta + log alpha)/(alpha - 1) + log((alpha - 1)/alpha), over their
@@ -292,7 +260,7 @@ TEST_CASE("the logistic loss with add/remove: Opacus' epsilon, replace-one theor
   for (const char* extra : {"", "feature_clip = 1.0\n"}) {
     std::string file = text;
     file.insert(file.find("[data]"), extra);
-    const auto s = config::parse_experiment(file, "logistic.toml").scenarios.at(0);
+    const auto s = test::scenario_from_toml(file, "logistic.toml");
     REQUIRE(s.data.absent);
     const auto sb = bounds::bounds_of(s);
     INFO(extra);
@@ -302,13 +270,13 @@ TEST_CASE("the logistic loss with add/remove: Opacus' epsilon, replace-one theor
     const auto values = bounds::evaluate_scenario(sb, alphas);
     const auto want = bounds::evaluate_scenario(linear, alphas);
     for (double a : alphas) {
-      CHECK(*find(values, "mtz19_poisson_composition", a).value ==
-            *find(want, "mtz19_poisson_composition", a).value);
+      CHECK(*bound_value(values, "mtz19_poisson_composition", a).value ==
+            *bound_value(want, "mtz19_poisson_composition", a).value);
     }
-    CHECK_THAT(*find(values, "mtz19_poisson_composition", 12.0).value,
+    CHECK_THAT(*bound_value(values, "mtz19_poisson_composition", 12.0).value,
                WithinRel(0.54758240991688461, 1e-9));
     // A bound stated for replace-one neighbours does not cover a record left out of D'.
-    const auto& gauss = find(values, "gaussian_composition", 2.0);
+    const auto& gauss = bound_value(values, "gaussian_composition", 2.0);
     CHECK_FALSE(gauss.applicable());
     CHECK_THAT(gauss.not_applicable,
                Contains("left out of D'") && Contains("stated for replace_one neighbours"));
@@ -318,7 +286,7 @@ TEST_CASE("the logistic loss with add/remove: Opacus' epsilon, replace-one theor
   }
   // Replace-one (the default) keeps S_g = 2C.
   swap("adjacency = \"add_remove\"\n", "");
-  const auto r = config::parse_experiment(text, "logistic.toml").scenarios.at(0);
+  const auto r = test::scenario_from_toml(text, "logistic.toml");
   CHECK_FALSE(r.data.absent);
   CHECK(bounds::bounds_of(r).params.S_g == 2.0);
 }
@@ -330,16 +298,17 @@ TEST_CASE("the logistic loss without model.feature_clip: the composition bounds 
   CHECK(sb.params.S_g == 1.0);  // replace-one: 2C (Proposition 5.2)
   const auto values = bounds::evaluate_scenario(sb, {2.0});
   // K = 2 uses of a Gaussian step with z = s / (eta S_g / b) = 0.05 / 0.025 = 2.
-  CHECK_THAT(*find(values, "gaussian_composition", 2.0).value, WithinRel(2 * 2.0 / 8.0, 1e-12));
+  CHECK_THAT(*bound_value(values, "gaussian_composition", 2.0).value,
+             WithinRel(2 * 2.0 / 8.0, 1e-12));
   // Every bound that assumes the loss's smoothness says which key would give it.
   for (const char* name : {"ys_thm4.2_shuffle_partition", "ys_thm2.1_naive", "ys_cor5.3_logreg"}) {
-    const auto& v = find(values, name, 2.0);
+    const auto& v = bound_value(values, name, 2.0);
     CHECK_FALSE(v.applicable());
     CHECK_THAT(v.not_applicable, Contains("model.feature_clip is not set"));
     CHECK_THAT(v.not_applicable, !Contains("loss.feature_clip") && !Contains("step size"));
   }
   // A custom formula naming beta gets no stand-in value.
-  CHECK_THAT(find(values, "uses_beta", 2.0).not_applicable,
+  CHECK_THAT(bound_value(values, "uses_beta", 2.0).not_applicable,
              Contains("evaluates to NaN") && Contains("beta and L are not defined") &&
                  Contains("model.feature_clip"));
   // Neither clip: no sensitivity, no bound at all, and the reason names both keys.
@@ -350,6 +319,6 @@ TEST_CASE("the logistic loss without model.feature_clip: the composition bounds 
   const auto both =
       bounds::bounds_of(logistic_without_feature_clip("clip_norm = 0.5\nfeature_clip = 1.0"));
   CHECK(both.params.missing_constants.empty());
-  CHECK(find(bounds::evaluate_scenario(both, {2.0}), "ys_thm4.2_shuffle_partition", 2.0)
+  CHECK(bound_value(bounds::evaluate_scenario(both, {2.0}), "ys_thm4.2_shuffle_partition", 2.0)
             .applicable());
 }

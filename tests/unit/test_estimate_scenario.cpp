@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "experiment_support.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
@@ -39,18 +40,8 @@ Run run_scenario(const config::Scenario& s, std::uint64_t seed, std::int64_t tra
 
 TEST_CASE("a fixed-order quadratic scenario's estimates: exact value and a valid lower bound",
           "[estimate][scenario]") {
-  const auto spec = config::parse_experiment(R"(
-[experiment]
-seed = 9
-trajectories = 200000
-[model]
-loss = "quadratic"
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 10
-sensitivity = 4.0
-[training]
+  const auto spec =
+      config::parse_experiment(test::quadratic_worst_case(9, 200000, 10, 4.0, R"([training]
 scheme = "fixed_order"
 eta = 0.1
 batch_size = 2
@@ -60,8 +51,8 @@ epochs = 3
 sigma2 = 1.0
 [estimate]
 bootstrap = 0
-)",
-                                             "t.toml");
+)"),
+                               "t.toml");
   const auto& s = spec.scenarios.at(0);
   const auto run = run_scenario(s, spec.seed, spec.trajectories);
   const auto& e = run.estimates;
@@ -114,12 +105,7 @@ TEST_CASE("the simulator's mixture of the Figure 2 setting gives the mpmath refe
   for (const Case& c : {Case{1, 2.0, 0.00039171521025758, 0.00039172493856116},
                         Case{10, 16.0, 0.0125040986647938, 0.0125169155052136},
                         Case{10, 64.0, 0.0499373037940784, 0.0501473324912706}}) {
-    const auto spec = config::parse_experiment(
-        "[experiment]\nseed = 1\ntrajectories = 1000\n[model]\nloss = \"quadratic\"\nlambda = "
-        "1.0\n[data]\npreset = \"quadratic_worst_case\"\nn = 50\nsensitivity = 4.0\n[training]\n"
-        "scheme = \"shuffle_partition\"\neta = 0.02\nbatch_size = 2\nepochs = " +
-            std::to_string(c.epochs) + "\n[noise]\nsigma2 = 4.0\n",
-        "fig2.toml");
+    const auto spec = config::parse_experiment(test::figure2(1, 1000, c.epochs), "fig2.toml");
     std::string why;
     const auto mix = sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 1, 1, why);
     REQUIRE(mix.has_value());
@@ -143,19 +129,8 @@ TEST_CASE("two phases: every trajectory counted, the same estimates for any thre
           "[estimate][scenario][determinism]") {
   // A 2-D scenario: the learned scores (logistic, KDE) are fitted on the pilot and applied to
   // every counted trajectory inside the simulation loop, from every thread.
-  const auto spec = config::parse_experiment(R"(
-[experiment]
-seed = 4
-trajectories = 30000
-[model]
-loss = "quadratic"
-dim = 2
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 10
-sensitivity = 2.0
-[training]
+  const auto spec =
+      config::parse_experiment(test::quadratic_worst_case(4, 30000, 10, 2.0, R"([training]
 scheme = "shuffle_partition"
 eta = 0.1
 batch_size = 2
@@ -166,7 +141,8 @@ sigma2 = 1.0
 bootstrap = 0
 pilot = 5000
 )",
-                                             "t.toml");
+                                                          2),
+                               "t.toml");
   const auto& s = spec.scenarios.at(0);
   const auto one =
       test::with_threads(1, [&] { return run_scenario(s, spec.seed, spec.trajectories); });

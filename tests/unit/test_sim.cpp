@@ -391,6 +391,52 @@ std::vector<double> reference_trajectory(const config::Scenario& s, sim::Dataset
   return theta;
 }
 
+// Trajectories 0..count-1 of `dataset` from the optimised kernels against the plain loop:
+// bit for bit, or within 1e-13 (relative and absolute) with `tolerance`. Returns the
+// simulated last iterates.
+Eigen::MatrixXd check_plain_loop(const config::Scenario& s, sim::Dataset dataset, int count,
+                                 const std::string& what, bool tolerance = false) {
+  const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, count);
+  for (int j = 0; j < count; ++j) {
+    const auto want = reference_trajectory(s, dataset, j);
+    INFO(what << " dataset " << dataset << " trajectory " << j);
+    for (int k = 0; k < 2; ++k) {
+      if (tolerance)
+        CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
+      else
+        CHECK(got(j, k) == want[k]);
+    }
+  }
+  return got;
+}
+
+// An experiment of 2-D records `points` (a TOML array) whose record 2 is replaced by
+// (4, -3), seed 7, eta 0.05: the kernel comparisons' setting. `training` holds the lines of
+// [training] after the scheme and eta, `tail` the tables after [training].
+std::string points_experiment(int trajectories, const std::string& loss, const std::string& points,
+                              const std::string& scheme, const std::string& training,
+                              const std::string& tail) {
+  return fmt::format(R"(
+[experiment]
+seed = 7
+trajectories = {}
+[model]
+loss = "{}"
+dim = 2
+{}
+[data]
+points = {}
+replacement = [4.0, -3.0]
+differing_index = 2
+[training]
+scheme = "{}"
+eta = 0.05
+{}
+{})",
+                     trajectories, loss, loss == "quadratic" ? "lambda = 0.7" : "", points, scheme,
+                     training, tail);
+}
+
 }  // namespace
 
 TEST_CASE("the optimised kernels give the numbers of a plain one-trajectory loop", "[sim]") {
@@ -398,43 +444,14 @@ TEST_CASE("the optimised kernels give the numbers of a plain one-trajectory loop
        {"fixed_order", "shuffle_partition", "shuffle_each_epoch", "sample_without_replacement",
         "poisson", "full_batch", "random_allocation"}) {
     for (const char* loss : {"quadratic", "linear"}) {
-      std::string text = std::string(R"(
-[experiment]
-seed = 7
-trajectories = 20
-[model]
-loss = ")") + loss + R"("
-dim = 2
-)" + (std::string(loss) == "quadratic" ? "lambda = 0.7\n" : "") +
-                         R"(
-[data]
-points = [[1.0, 0.5], [-2.0, 0.25], [0.5, 3.0], [1.5, -1.0], [0.0, 2.0]]
-replacement = [4.0, -3.0]
-differing_index = 2
-[training]
-scheme = ")" + scheme + R"("
-eta = 0.05
-)" +
-                         (std::string(scheme) == "full_batch"          ? ""
-                          : std::string(scheme) == "random_allocation" ? "batch_size = 1\n"
-                                                                       : "batch_size = 2\n") +
-                         R"(epochs = 7
-[noise]
-sigma = 1.0
-[init]
-mean = [0.3, -0.1]
-std = 0.2
-)";
-      const auto s = scenario_of(text);
-      for (auto dataset : {sim::kD, sim::kDPrime}) {
-        const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 20);
-        for (int j = 0; j < 20; ++j) {
-          const auto want = reference_trajectory(s, dataset, j);
-          INFO(scheme << " " << loss << " dataset " << dataset << " trajectory " << j);
-          for (int k = 0; k < 2; ++k)
-            CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
-        }
-      }
+      const std::string batch = std::string(scheme) == "full_batch"          ? ""
+                                : std::string(scheme) == "random_allocation" ? "batch_size = 1\n"
+                                                                             : "batch_size = 2\n";
+      const auto s = scenario_of(points_experiment(
+          20, loss, "[[1.0, 0.5], [-2.0, 0.25], [0.5, 3.0], [1.5, -1.0], [0.0, 2.0]]", scheme,
+          batch + "epochs = 7", kNoiseAndInit));
+      for (auto dataset : {sim::kD, sim::kDPrime})
+        check_plain_loop(s, dataset, 20, std::string(scheme) + " " + loss, true);
     }
   }
 }
@@ -483,14 +500,7 @@ epochs = {}
       const auto s = scenario_of(text);
       REQUIRE(s.data.crafted);
       for (auto dataset : {sim::kD, sim::kDPrime}) {
-        const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 20);
-        for (int j = 0; j < 20; ++j) {
-          const auto want = reference_trajectory(s, dataset, j);
-          INFO(c.scheme << " n " << c.n << " " << loss << " dataset " << dataset << " trajectory "
-                        << j);
-          for (int k = 0; k < 2; ++k)
-            CHECK(got(j, k) == Approx(want[k]).epsilon(1e-13).margin(1e-13));
-        }
+        check_plain_loop(s, dataset, 20, fmt::format("{} n {} {}", c.scheme, c.n, loss), true);
       }
     }
   }
@@ -518,40 +528,15 @@ TEST_CASE("the optimised kernels match the plain loop where batches have no sum 
     std::string points = "[";
     for (int i = 0; i < n; ++i)
       points += fmt::format("{}[{}, {}]", i ? ", " : "", (i * 37 % 101) / 50.0 - 1, i / 100.0);
-    const std::string text = std::string(R"(
-[experiment]
-seed = 7
-trajectories = 40
-[model]
-loss = ")") + loss + R"("
-dim = 2
-)" + (std::string(loss) == "quadratic" ? "lambda = 0.7\n" : "") +
-                             R"(
-[data]
-points = )" + points + R"(]
-replacement = [4.0, -3.0]
-differing_index = 2
-[training]
-scheme = ")" + scheme + R"("
-eta = 0.05
-batch_size = )" + std::to_string(b) +
-                             R"(
-epochs = 3
-)" + (*diameter ? std::string("projection_diameter = ") + diameter + "\n" : "") +
-                             R"(
-[noise]
-sigma = 1.0
-)";
-    const auto s = scenario_of(text);
-    const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, sim::kDPrime, 0, 40);
+    const auto s = scenario_of(points_experiment(
+        40, loss, points + "]", scheme,
+        fmt::format("batch_size = {}\nepochs = 3\n{}", b,
+                    *diameter ? std::string("projection_diameter = ") + diameter : ""),
+        "[noise]\nsigma = 1.0\n"));
+    const Eigen::MatrixXd got = check_plain_loop(
+        s, sim::kDPrime, 40, fmt::format("{} {} n {} b {} D {}", scheme, loss, n, b, diameter));
     int on_sphere = 0;
-    for (int j = 0; j < 40; ++j) {
-      const auto want = reference_trajectory(s, sim::kDPrime, j);
-      INFO(scheme << " " << loss << " n " << n << " b " << b << " D " << diameter << " trajectory "
-                  << j);
-      for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
-      on_sphere += std::abs(got.row(j).norm() - 0.25) < 1e-12;
-    }
+    for (int j = 0; j < 40; ++j) on_sphere += std::abs(got.row(j).norm() - 0.25) < 1e-12;
     if (*diameter) CHECK(on_sphere > 20);
   }
 }
@@ -851,13 +836,7 @@ epochs = 5
           const sim::BatchDraws draws = sim::batch_draws(s, dataset);
           REQUIRE(draws.by_distinguished);
           REQUIRE(draws.distinguished.size() == (dataset == sim::kD ? c.s_d : c.s_dprime));
-          const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, 40);
-          for (int j = 0; j < 40; ++j) {
-            const auto want = reference_trajectory(s, dataset, j);
-            INFO(scheme << " n " << c.n << " " << loss << " dataset " << dataset << " trajectory "
-                        << j);
-            for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
-          }
+          check_plain_loop(s, dataset, 40, fmt::format("{} n {} {}", scheme, c.n, loss));
         }
       }
     }
@@ -922,12 +901,7 @@ std::string points_with(int n, std::initializer_list<int> at) {
 void check_by_distinguished(const config::Scenario& s, int count, const std::string& what) {
   for (auto dataset : {sim::kD, sim::kDPrime}) {
     REQUIRE(sim::batch_draws(s, dataset).by_distinguished);
-    const Eigen::MatrixXd got = sim::simulate_last_iterates(s, 7, dataset, 0, count);
-    for (int j = 0; j < count; ++j) {
-      const auto want = reference_trajectory(s, dataset, j);
-      INFO(what << " dataset " << dataset << " trajectory " << j);
-      for (int k = 0; k < 2; ++k) CHECK(got(j, k) == want[k]);
-    }
+    check_plain_loop(s, dataset, count, what);
   }
 }
 

@@ -3,9 +3,11 @@
 // traits and the simulator's, a count method's config registry rows and its estimate row.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 #include "rdpaudit/config/loss.hpp"
+#include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/sim/batches.hpp"
@@ -67,5 +69,31 @@ TEST_CASE("every method that runs from the counts has one row of count_methods()
     REQUIRE(row != registry.end());
     CHECK(row->method == c.method);
     CHECK(c.run != nullptr);
+    // A count method's rows are stored under its own name (config/count_methods.def).
+    CHECK(std::string(row->name) == config::to_string(c.method));
+    CHECK(config::row_kind(row->name).method == c.method);
+    CHECK(config::parse_method(config::to_string(c.method), "estimate.methods[0]") == c.method);
+  }
+}
+
+TEST_CASE("estimate.methods runs every method of the registry by default, in its order",
+          "[estimate][config]") {
+  const config::EstimateSpec spec;
+  const auto& registry = config::method_registry();
+  REQUIRE(spec.methods.size() == registry.size());
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    INFO(registry[i].name);
+    CHECK(spec.methods[i] == registry[i].method);
+  }
+  // Every row kind has one entry, under a name of its own.
+  const auto& rows = config::row_registry();
+  for (const config::RowInfo& r : rows) {
+    INFO(r.name);
+    CHECK(std::count_if(rows.begin(), rows.end(),
+                        [&](const config::RowInfo& o) { return o.row == r.row; }) == 1);
+    CHECK(std::count_if(rows.begin(), rows.end(), [&](const config::RowInfo& o) {
+            return std::string(o.name) == r.name;
+          }) == 1);
+    CHECK(config::to_string(r.row) == r.name);
   }
 }

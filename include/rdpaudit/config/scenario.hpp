@@ -132,8 +132,10 @@ struct EstimateSpec {
   /// counted through those fixed maps.
   long pilot = 20'000;
   /// Methods run (estimate.methods; config::method_registry): default all of them.
-  std::vector<Method> methods = {Method::kHistogramPlugin, Method::kRigorousCp,
-                                 Method::kRigorousBernstein, Method::kExact};
+  std::vector<Method> methods = {
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) Method::k##id,
+#include "rdpaudit/config/count_methods.def"
+      Method::kExact};
   bool runs(Method method) const {
     return std::find(methods.begin(), methods.end(), method) != methods.end();
   }

@@ -37,13 +37,12 @@ const std::vector<SchemeInfo>& scheme_registry();
 const SchemeInfo& scheme_info(BatchScheme scheme);
 
 /// The kinds of rows an estimate stores (Estimate::method, after any score prefix such as
-/// "logistic-ratio/"). The three count methods store one kind each; kExact stores quadrature
-/// rows (enumerated patterns), exact-chain rows (the 1-D law evolved on a grid, exact/chain.hpp)
-/// or Rao-Blackwell rows (sampled patterns).
+/// "logistic-ratio/"). Each count method (config/count_methods.def) stores one kind, named as
+/// the method; kExact stores quadrature rows (enumerated patterns), exact-chain rows (the 1-D
+/// law evolved on a grid, exact/chain.hpp) or Rao-Blackwell rows (sampled patterns).
 enum class Row {
-  kHistogramPlugin,
-  kRigorousCp,
-  kRigorousBernstein,
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) k##id,
+#include "rdpaudit/config/count_methods.def"
   kExactQuadrature,
   kExactChain,
   kRaoBlackwell

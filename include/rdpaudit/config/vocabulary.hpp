@@ -50,11 +50,13 @@ enum class Expectation {
 };
 
 /// The estimator methods of estimate.methods: one registry (name, role, preference) read by
-/// config, estimate, the audit and the commands.
+/// config, estimate, the audit and the commands. The count methods come from their table,
+/// config/count_methods.def ("histogram-plugin": plug-in of fixed bins, a point estimate;
+/// "rigorous-cp": partition + Clopper-Pearson and "rigorous-bernstein": Hoelder + Bernstein,
+/// rigorous lower bounds).
 enum class Method {
-  kHistogramPlugin,    ///< "histogram-plugin": plug-in of fixed bins (point estimate)
-  kRigorousCp,         ///< "rigorous-cp": partition + Clopper-Pearson (rigorous lower bound)
-  kRigorousBernstein,  ///< "rigorous-bernstein": Hoelder + Bernstein (rigorous lower bound)
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) k##id,
+#include "rdpaudit/config/count_methods.def"
   kExact,  ///< "exact": quadrature ("exact-quadrature"), exact chain or Rao-Blackwell rows
 };
 

@@ -86,6 +86,12 @@ bool is_point_cell(double lo, double hi);
 /// The point cells of a 1-D binning (indices into its edges.size() + 1 cells).
 std::vector<std::size_t> point_cells_of(const std::vector<double>& edges);
 
+/// Counts on `edges` coarsened to `coarse` (a subset of `edges`): every cell of `edges` lies
+/// inside the coarse cell of its left end (the underflow cell inside the coarse underflow).
+std::vector<std::uint64_t> coarsen(const std::vector<std::uint64_t>& counts,
+                                   const std::vector<double>& edges,
+                                   const std::vector<double>& coarse);
+
 /// A coarsening of cells into groups: cell i belongs to group[i] (groups are 0 .. groups-1).
 struct Grouping {
   std::vector<std::uint32_t> group;

@@ -110,9 +110,19 @@ struct CountResult {
   std::optional<RigorousResult> certificate;
 };
 
+/// The count methods' run functions, one per line of config/count_methods.def, each defined
+/// in its estimator's source file: the method's rows (named in.row_name) from the counts and,
+/// for a rigorous method, its certificate.
+#define RDPAUDIT_COUNT_METHOD(id, name, role, preference, run) \
+  CountResult run(const CountInputs& in);
+#include "rdpaudit/config/count_methods.def"
+
+/// A rigorous method's result: its rows and, as its certificate, the result itself.
+CountResult certified(RigorousResult r);
+
 /// A method that runs from the counts alone: its config::Method (name and role in
-/// config::method_registry()), the Row its estimates are stored as, the CountOptions flag that
-/// runs it, and how it runs.
+/// config::method_registry()), the Row its estimates are stored as, and how it runs; one row
+/// per line of config/count_methods.def. Whether it runs follows CountOptions::skipped.
 struct CountMethod {
   config::Method method;
   config::Row row;
