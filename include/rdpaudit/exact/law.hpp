@@ -118,6 +118,9 @@ struct PropagateOptions {
   /// `reach`.
   double min_reach = 8.0;
   double floor_fraction = 1e-12;
+  /// The accumulation over target cells in AVX2 where the CPU has it (false: the scalar loop,
+  /// for the tests; the same bits either way).
+  bool vectorised = true;
 };
 
 /// The law after one step (slopes must be positive: the maps are increasing).
