@@ -226,10 +226,20 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
 
   // the atoms / the outside bucket of the output
   // (moments in the image's coordinate: a D and a^2 V about the image's centre mc)
+  // An image [mc - hm, mc + hm] at least `reach` from an edge sends at most Q(reach) of its
+  // mass beyond it: that bound (a cell more than reach away, for the rounding of the
+  // distance), without evaluating the tail; the lower bound there is 0. Q(reach) is at most
+  // the floor per unit mass that the cells' upper bounds already take (tail_each / 2).
+  const double tail_one = upper_tail(reach_sds);
   const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu, double dl,
                               double du, double vl, double vu) {
-    add_edges(weight, beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu),
-              beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu), out);
+    const Bracket below = mc - hm - law.lo >= reach + h
+                              ? Bracket{0.0, pu * tail_one}
+                              : beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    const Bracket above = law.hi - (mc + hm) >= reach + h
+                              ? Bracket{0.0, pu * tail_one}
+                              : beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    add_edges(weight, below, above, out);
   };
   // the target cells within reach of an image [m_lo, m_hi]: [first, last]
   const auto window = [&](double m_lo, double m_hi, int& first, int& last) {
