@@ -3,8 +3,11 @@
 // operations in the same order on every target, so the same bits, for each kind of source the
 // engine sends (cells through a shared Toeplitz table, cells through the lattice tables of
 // another slope, atoms, clusters of a location mixture), grids whose size is not a multiple of
-// the lanes, and the R_alpha brackets built on them (docs/exact-laws.md, "Speed").
+// the lanes, and the R_alpha brackets built on them; and D''s law as D's reflected where the
+// pair is symmetric (docs/exact-laws.md, "Speed").
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -125,5 +128,56 @@ TEST_CASE("exact engine: the vectorised accumulation gives the scalar loop's bit
     c.clamp_hi = std::numeric_limits<double>::infinity();
     o.cells_per_sd = 20;
     check_paths_agree(c, o);
+  }
+}
+
+TEST_CASE("exact engine: D' as D reflected, where the pair is symmetric, and only there",
+          "[exact][kernel]") {
+  EngineOptions o;
+  o.cells_per_sd = 10;
+  ChainSpec c = blog_like(2, 40);
+  const auto evolve = [&](bool mirror) {
+    o.renyi.propagate.mirror = mirror;
+    return evolve_pair(c, o);
+  };
+  SECTION("the blog's pair: D' reflected equals D' evolved up to rounding") {
+    const ChainLaws evolved = evolve(false), mirrored = evolve(true);
+    const CellLaw &a = evolved.dprime.last, &b = mirrored.dprime.last;
+    REQUIRE(a.cells == b.cells);
+    double worst = 0;
+    for (std::size_t k = 0; k < a.mass_lo.size(); ++k) {
+      worst = std::max(worst, std::fabs(a.mass_lo[k] - b.mass_lo[k]));
+      worst = std::max(worst, std::fabs(a.mass_hi[k] - b.mass_hi[k]));
+    }
+    CHECK(worst <= 1e-14);
+    // and D' is not D (the comparison is not of two copies of one law)
+    double apart = 0;
+    for (std::size_t k = 0; k < a.mass_lo.size(); ++k)
+      apart = std::max(apart, std::fabs(a.mass_lo[k] - evolved.d.last.mass_lo[k]));
+    CHECK(apart > 1e-3);
+    for (int i = 0; i < 2; ++i)
+      CHECK(std::fabs(a.points[i].mass.lo - b.points[i].mass.lo) <= 1e-14);
+    const std::vector<double> alphas = {2, 8, 16};
+    const auto re = renyi_brackets(evolved.d, evolved.dprime, alphas, o.renyi);
+    const auto rm = renyi_brackets(mirrored.d, mirrored.dprime, alphas, o.renyi);
+    for (std::size_t i = 0; i < re.size(); ++i) {
+      CHECK(rm[i].forward.lo == Approx(re[i].forward.lo).epsilon(1e-10));
+      CHECK(rm[i].forward.hi == Approx(re[i].forward.hi).epsilon(1e-10));
+      CHECK(rm[i].backward.lo == Approx(re[i].backward.lo).epsilon(1e-10));
+      CHECK(rm[i].backward.hi == Approx(re[i].backward.hi).epsilon(1e-10));
+    }
+  }
+  SECTION("a pair that is not symmetric is evolved both ways: the same bits") {
+    SECTION("D' not D's reflection") {
+      c.record_dprime = -0.5;
+    }
+    SECTION("theta_0 off centre") {
+      c.init_mean = 0.1;
+    }
+    SECTION("the interval off centre") {
+      c.clamp_lo = -0.9;
+    }
+    const ChainLaws evolved = evolve(false), mirrored = evolve(true);
+    check_same_law(evolved.dprime.last, mirrored.dprime.last);
   }
 }
