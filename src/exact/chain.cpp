@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "formula_chain.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -419,6 +420,59 @@ bool uses_location_mixture(const ChainSpec& c, const EngineOptions& o) {
          scheme_slope(c, true) > 0;
 }
 
+namespace {
+
+/// Whether D''s chain is D's reflected about 0 (x -> -x): the grid [lo, hi] symmetric, theta_0
+/// centred, and every step of D' the reflection of D's (the same weights, slopes and noise,
+/// the shifts negated, no map cases). Then the law of theta_t under D' is the reflection of
+/// that under D at every t, since the noise and the projection are symmetric.
+bool mirrored_pair(const ChainSpec& c, double lo, double hi) {
+  if (!(lo == -hi) || c.init_mean != 0) return false;
+  const auto mirrors = [](const Step& a, const Step& b) {
+    if (!a.maps.empty() || !b.maps.empty() || a.noise_std != b.noise_std ||
+        a.cases.size() != b.cases.size())
+      return false;
+    for (std::size_t i = 0; i < a.cases.size(); ++i) {
+      const AffineCase &x = a.cases[i], &y = b.cases[i];
+      if (x.weight != y.weight || x.slope != y.slope || x.shift != -y.shift) return false;
+    }
+    return true;
+  };
+  return mirrors(step_in(c, false), step_in(c, true)) &&
+         mirrors(step_out(c, false), step_out(c, true)) &&
+         mirrors(step_sampled(c, false), step_sampled(c, true));
+}
+
+/// The reflection about 0 of a law on a grid [-a, a]: cell k <-> cell N - 1 - k, the moments
+/// about the centres negated, the atoms at the ends exchanged.
+CellLaw reflected(const CellLaw& law) {
+  CellLaw r = law;
+  const auto n = static_cast<std::size_t>(law.cells);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t m = n - 1 - k;
+    r.mass_lo[k] = law.mass_lo[m];
+    r.mass_hi[k] = law.mass_hi[m];
+    r.moment_lo[k] = -law.moment_hi[m];
+    r.moment_hi[k] = -law.moment_lo[m];
+    r.second_lo[k] = law.second_lo[m];
+    r.second_hi[k] = law.second_hi[m];
+  }
+  for (PointMass& p : r.points) p.x = -p.x;
+  if (law.clamped) std::swap(r.points[0], r.points[1]);  // points[0] stays at lo
+  for (Blob& b : r.blobs) {
+    b.centre = -b.centre;
+    b.moment = {-b.moment.hi, -b.moment.lo};
+  }
+  return r;
+}
+
+Step reflected(Step st) {
+  for (AffineCase& k : st.cases) k.shift = -k.shift;
+  return st;
+}
+
+}  // namespace
+
 ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
   if (c.steps < 1 || !(c.step_std > 0))
     throw InternalError("evolve_pair: steps >= 1, step_std > 0");
@@ -431,8 +485,16 @@ ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
   choose_grid(c, o, lo, hi, cells);
   const PropagateOptions& po = o.renyi.propagate;
   ChainLaws out;
+  const bool mirror = po.mirror && mirrored_pair(c, lo, hi);
   for (bool dp : {false, true}) {
     ExactLaw& result = dp ? out.dprime : out.d;
+    if (dp && mirror) {
+      // D' is D reflected: its law's brackets are D's reflected (the same certificate)
+      result.last = reflected(out.d.last);
+      for (const FinalPart& f : out.d.parts)
+        result.parts.push_back(FinalPart{f.weight, reflected(f.before), reflected(f.step)});
+      break;
+    }
     const CellLaw start = initial_law(lo, hi, cells, c.clamped(), c.init_mean, c.init_std);
     const Step in = step_in(c, dp), not_in = step_out(c, dp), sampled = step_sampled(c, dp);
     const long T = c.steps, m = std::max(1L, c.steps_per_epoch);

@@ -110,39 +110,44 @@ inline void coefficients(double e0, double h, int count, double mc, double hm, d
   }
 }
 
-/// Adds weight * (what a source of mass [pl, pu] and moment [dl, du] sends through the
-/// coefficients) to the target cells first .. first + count - 1 of `out`.
+/// The coefficients by field, one array each (the layout the vectorised accumulation reads),
+/// with the Taylor bracket's ends g_centre -+ remainder computed once per table.
+struct CoefColumns {
+  /// Each column holds kPad zeros before and after the coefficients (a block of targets at a
+  /// source's reach reads them, and drops their lanes).
+  static constexpr int kPad = 8;
+  int count = 0;
+  std::vector<double> g_min, g_max, g_centre, t_lo, t_hi, slope, curvature, third, h_lo, h_hi, k_lo,
+      k_hi, m_centre, m_slope, m_third, k_centre, k_slope, k_third;
+  std::size_t size() const { return static_cast<std::size_t>(count); }
+};
+
+/// Coefficients first .. first + count - 1 of `coef` as columns.
+void to_columns(const std::vector<Coef>& coef, int first, int count, CoefColumns& out);
+
+/// Adds weight * (what a source of mass [pl, pu], moment [dl, du] and second moment [vl, vu]
+/// sends through the coefficients skip .. skip + count - 1) to the target cells first ..
+/// first + count - 1 of `out` (kernel.cpp: AVX2 where the CPU has it and `vectorised`, the
+/// same bits either way).
+void accumulate_columns(const CoefColumns& coef, int skip, int first, int count, double weight,
+                        double pl, double pu, double dl, double du, double vl, double vu,
+                        CellLaw& out, bool vectorised = true);
+
+/// What every cell j of `law` with a positive upper mass sends through one table of weight 1
+/// whose coefficient i goes to target index offset + j + i of `out` (a Toeplitz kernel: the
+/// same table for every source, moved by its index), for the targets within 0 .. out.cells -
+/// 1. The same bits as accumulate_columns over j = 0, 1, ... (kernel.cpp: tiles of sources
+/// and blocks of targets, in AVX-512 or AVX2 where the CPU has it and `vectorised`).
+void accumulate_toeplitz(const CoefColumns& coef, int offset, const CellLaw& law, CellLaw& out,
+                         bool vectorised = true);
+
+/// The same from coefficients as rows.
 inline void accumulate(const std::vector<Coef>& coef, int skip, int first, int count, double weight,
                        double pl, double pu, double dl, double du, double vl, double vu,
                        CellLaw& out) {
-  for (int i = 0; i < count; ++i) {
-    const Coef& c = coef[static_cast<std::size_t>(skip + i)];
-    const double lin_lo = std::min(dl * c.slope, du * c.slope);
-    const double lin_hi = std::max(dl * c.slope, du * c.slope);
-    const double t_lo = c.g_centre - c.remainder, t_hi = c.g_centre + c.remainder;
-    const double base_lo = (c.g_centre >= 0 ? pl : pu) * c.g_centre;
-    const double quad_lo = std::min(vl * c.curvature, vu * c.curvature) - vu * c.third;
-    const double quad_hi = std::max(vl * c.curvature, vu * c.curvature) + vu * c.third;
-    const double lo =
-        std::max({pl * c.g_min, (t_lo >= 0 ? pl : pu) * t_lo + lin_lo, base_lo + lin_lo + quad_lo});
-    const double hi =
-        std::min({pu * c.g_max, pu * t_hi + lin_hi, pu * c.g_centre + lin_hi + quad_hi});
-    const auto k = static_cast<std::size_t>(first + i);
-    out.mass_lo[k] += weight * std::max(lo, 0.0);
-    out.mass_hi[k] += weight * std::max(hi, 0.0);
-    const double mlin_lo = std::min(dl * c.m_slope, du * c.m_slope);
-    const double mlin_hi = std::max(dl * c.m_slope, du * c.m_slope);
-    const double m_lo = std::min(pl * c.m_centre, pu * c.m_centre) + mlin_lo - vu * c.m_third;
-    const double m_hi = std::max(pl * c.m_centre, pu * c.m_centre) + mlin_hi + vu * c.m_third;
-    out.moment_lo[k] += weight * std::max(std::min(pl * c.h_lo, pu * c.h_lo), m_lo);
-    out.moment_hi[k] += weight * std::min(std::max(pl * c.h_hi, pu * c.h_hi), m_hi);
-    const double klin_lo = std::min(dl * c.k_slope, du * c.k_slope);
-    const double klin_hi = std::max(dl * c.k_slope, du * c.k_slope);
-    const double k_lo = pl * c.k_centre + klin_lo - vu * c.k_third;
-    const double k_hi = pu * c.k_centre + klin_hi + vu * c.k_third;
-    out.second_lo[k] += weight * std::max(pl * c.k_lo, k_lo);
-    out.second_hi[k] += weight * std::min(pu * c.k_hi, k_hi);
-  }
+  thread_local CoefColumns columns;
+  to_columns(coef, skip, count, columns);
+  accumulate_columns(columns, 0, first, count, weight, pl, pu, dl, du, vl, vu, out);
 }
 
 /// Mass a source sends beyond `edge` (upwards = true: above it), as bounds for a source with

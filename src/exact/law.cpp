@@ -19,7 +19,7 @@ using namespace detail;
 
 struct LatticeTable {
   long first = 0;  ///< first target cell, relative to the source's lattice cell
-  std::vector<Coef> coef;
+  CoefColumns coef;
 };
 
 /// The kLattice tables of a slope (image coordinate: slope 1, half-width hmw) on cells of
@@ -43,7 +43,9 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
     LatticeTable& t = e.tables[static_cast<std::size_t>(key)];
     t.first = static_cast<long>(std::floor((mc - hmw - reach) / h));
     const long last = static_cast<long>(std::ceil((mc + hmw + reach) / h));
-    coefficients(t.first * h, h, static_cast<int>(last - t.first + 1), mc, hmw, 1.0, s, t.coef);
+    std::vector<Coef> rows;
+    coefficients(t.first * h, h, static_cast<int>(last - t.first + 1), mc, hmw, 1.0, s, rows);
+    to_columns(rows, 0, static_cast<int>(rows.size()), t.coef);
   }
   cache.push_back(std::move(e));
   return cache.back().tables;
@@ -213,13 +215,31 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   const double tail_each = 2.0 * upper_tail(reach_sds);  // per unit mass, beyond the window
   double unvisited = 0.0;  // upper bound on the mass sent to cells no window visited
   std::vector<Coef> coef;
+  CoefColumns columns;
+  const bool vec = options.vectorised;
+  // coefficients as columns, then their accumulation
+  const auto send = [&](int count, int first, double weight, double pl, double pu, double dl,
+                        double du, double vl, double vu) {
+    to_columns(coef, 0, count, columns);
+    accumulate_columns(columns, 0, first, count, weight, pl, pu, dl, du, vl, vu, out, vec);
+  };
 
   // the atoms / the outside bucket of the output
   // (moments in the image's coordinate: a D and a^2 V about the image's centre mc)
+  // An image [mc - hm, mc + hm] at least `reach` from an edge sends at most Q(reach) of its
+  // mass beyond it: that bound (a cell more than reach away, for the rounding of the
+  // distance), without evaluating the tail; the lower bound there is 0. Q(reach) is at most
+  // the floor per unit mass that the cells' upper bounds already take (tail_each / 2).
+  const double tail_one = upper_tail(reach_sds);
   const auto add_beyond = [&](double weight, double mc, double hm, double pl, double pu, double dl,
                               double du, double vl, double vu) {
-    add_edges(weight, beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu),
-              beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu), out);
+    const Bracket below = mc - hm - law.lo >= reach + h
+                              ? Bracket{0.0, pu * tail_one}
+                              : beyond(law.lo, false, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    const Bracket above = law.hi - (mc + hm) >= reach + h
+                              ? Bracket{0.0, pu * tail_one}
+                              : beyond(law.hi, true, mc, hm, 1.0, s, pl, pu, dl, du, vl, vu);
+    add_edges(weight, below, above, out);
   };
   // the target cells within reach of an image [m_lo, m_hi]: [first, last]
   const auto window = [&](double m_lo, double m_hi, int& first, int& last) {
@@ -260,18 +280,9 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
     const double mc0 = law.centre(0) + ref.shift;
     window(mc0 - hm, mc0 + hm, t_first, t_last);
     coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
-    for (int j = 0; j < n; ++j) {
-      const auto js = static_cast<std::size_t>(j);
-      const double pl = law.mass_lo[js], pu = law.mass_hi[js];
-      if (pu == 0) continue;
-      const int first = t_first + j, last = t_last + j;
-      const int lo_k = std::max(first, -k_max), hi_k = std::min(last, n - k_min - 1);
-      if (hi_k >= lo_k) {
-        accumulate(coef, lo_k - first, lo_k + k_max, hi_k - lo_k + 1, 1.0, pl, pu,
-                   law.moment_lo[js], law.moment_hi[js], law.second_lo[js], law.second_hi[js],
-                   pass);
-      }
-    }
+    to_columns(coef, 0, t_last - t_first + 1, columns);
+    // source j's coefficient i goes to target t_first + j + i, at pass index + k_max
+    accumulate_toeplitz(columns, t_first + k_max, law, pass, vec);
     for (const auto& [weight, k] : members) {
       const auto from = static_cast<std::size_t>(k_max - k);  // pass index of target 0
       for (std::size_t t = 0; t < static_cast<std::size_t>(n); ++t) {
@@ -331,8 +342,9 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
         const long first = tab.first + cell, last = first + static_cast<long>(tab.coef.size()) - 1;
         const long lo_k = std::max(first, 0L), hi_k = std::min(last, static_cast<long>(n) - 1);
         if (hi_k >= lo_k) {
-          accumulate(tab.coef, static_cast<int>(lo_k - first), static_cast<int>(lo_k),
-                     static_cast<int>(hi_k - lo_k + 1), cs.weight, pl, pu, dl, du, vl, vu, out);
+          accumulate_columns(tab.coef, static_cast<int>(lo_k - first), static_cast<int>(lo_k),
+                             static_cast<int>(hi_k - lo_k + 1), cs.weight, pl, pu, dl, du, vl, vu,
+                             out, vec);
         }
         unvisited += cs.weight * pu * tail_each;
         add_beyond(cs.weight, mc, hm, pl, pu, a * law.moment_lo[js], a * law.moment_hi[js],
@@ -348,8 +360,7 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
       if (hi_k >= lo_k) {
         coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, 0.0, a, s, coef);
-        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, p.mass.lo, p.mass.hi, 0, 0, 0, 0,
-                   out);
+        send(hi_k - lo_k + 1, lo_k, cs.weight, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
       }
       unvisited += cs.weight * p.mass.hi * tail_each;
       add_beyond(cs.weight, mc, 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
@@ -366,8 +377,7 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
       if (hi_k >= lo_k) {
         coefficients(law.lo + lo_k * h, h, hi_k - lo_k + 1, mc, hb, 1.0, s, coef);
-        accumulate(coef, 0, lo_k, hi_k - lo_k + 1, cs.weight, b.mass.lo, b.mass.hi, dl, du, vl, vu,
-                   out);
+        send(hi_k - lo_k + 1, lo_k, cs.weight, b.mass.lo, b.mass.hi, dl, du, vl, vu);
       }
       unvisited += cs.weight * b.mass.hi * tail_each;
       add_beyond(cs.weight, mc, hb, b.mass.lo, b.mass.hi, dl, du, vl, vu);

@@ -118,6 +118,12 @@ struct PropagateOptions {
   /// `reach`.
   double min_reach = 8.0;
   double floor_fraction = 1e-12;
+  /// The accumulation over target cells in AVX2 where the CPU has it (false: the scalar loop,
+  /// for the tests; the same bits either way).
+  bool vectorised = true;
+  /// evolve_pair: when D''s chain is D's reflected about 0 (the blog's pair), D''s law is
+  /// D's reflected instead of evolved (false: both evolved, for the tests).
+  bool mirror = true;
 };
 
 /// The law after one step (slopes must be positive: the maps are increasing).
