@@ -149,6 +149,14 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
     return out;
   }
   const exact::ChainLaws laws = exact::evolve_pair(*chain, options);
+  // a law whose brackets cannot hold its total (e.g. case weights that do not sum to 1) gives
+  // no certified bound: no value, with the reason
+  for (const exact::ExactLaw* law : {&laws.d, &laws.dprime}) {
+    if (!exact::brackets_hold_total(law->last, why)) {
+      out.how = "none: " + why;
+      return out;
+    }
+  }
   // one density pass serves the Renyi upper ends and the profile's (widened for the largest
   // order where the law is not clamped)
   double alpha_max = 1;

@@ -87,6 +87,25 @@ double profile_delta_lower(const CellLaw& p, const CellLaw& q, double epsilon) {
   return std::max(0.0, p_s - e * q_s - slack);
 }
 
+bool brackets_hold_total(const CellLaw& law, std::string& why) {
+  double lo = law.outside.lo, hi = law.outside.hi;
+  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
+    lo += law.mass_lo[k];
+    hi += law.mass_hi[k];
+  }
+  for (const PointMass& x : law.points) {
+    lo += x.mass.lo;
+    hi += x.mass.hi;
+  }
+  const double tol = 1e-9 * law.total;
+  if (lo <= law.total + tol && hi >= law.total - tol) return true;
+  why = fmt::format(
+      "the engine's mass brackets cannot hold the law's total {:.17g}: the lower masses add up "
+      "to {:.17g}, the upper to {:.17g}",
+      law.total, lo, hi);
+  return false;
+}
+
 ProfileBrackets::ProfileBrackets(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options)
     : ProfileBrackets(p, q, density_grid(p, q, options, 1.0)) {}
 

@@ -48,7 +48,7 @@ std::pair<double, double> check_against(const ChainLaws& laws, const GaussianMix
       CHECK(truth * (1 - 1e-9) <= x.hi);
       if (truth > 1e-6) widest_delta = std::max(widest_delta, (x.hi - x.lo) / truth);
       INFO("relative gaps below and above the truth: " << (truth - x.lo) / truth << ", "
-                                                        << (x.hi - truth) / truth);
+                                                       << (x.hi - truth) / truth);
     }
     for (double delta : {1e-2, 1e-5}) {
       const double truth = rdpaudit::estimate::exact_epsilon(a, c, delta).value;
@@ -294,4 +294,26 @@ deltas = [1e-5, 1e-3]
     CHECK(p.epsilon_upper[0] < 1.0);
   }
   CHECK(rows == 2);
+}
+
+TEST_CASE("a law whose brackets cannot hold its total is refused", "[exact][profile]") {
+  ChainSpec c;
+  c.loss = LossKind::kLinear;
+  c.eta = 0.5;
+  c.step_std = 1.0;
+  c.record_d = 1.0;
+  c.record_dprime = -1.0;
+  c.scheme = BatchScheme::kFullBatch;
+  c.steps = 2;
+  const ChainLaws laws = evolve_pair(c, {});
+  std::string why;
+  CHECK(brackets_hold_total(laws.d.last, why));
+  CHECK(brackets_hold_total(laws.dprime.last, why));
+  // the masses of a law whose case weights summed to 1 + 1e-7 (what lgamma's cancellation in
+  // a Binomial over 6e4 records does over 3516 steps): every bracket moved up by that much
+  CellLaw off = laws.d.last;
+  for (double& m : off.mass_lo) m *= 1 + 1e-7;
+  for (double& m : off.mass_hi) m *= 1 + 1e-7;
+  CHECK_FALSE(brackets_hold_total(off, why));
+  CHECK_THAT(why, Catch::Contains("cannot hold the law's total"));
 }

@@ -10,6 +10,7 @@
 // is bracketed by bisection on the two ends.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "rdpaudit/exact/renyi.hpp"
@@ -51,5 +52,12 @@ class ProfileBrackets {
 /// by the larger of the sum of S's lower masses and the total minus the other pieces' upper
 /// masses (Q(S) above likewise), less the rounding of those sums.
 double profile_delta_lower(const CellLaw& p, const CellLaw& q, double epsilon);
+
+/// Whether a law's brackets can hold its exact total: the lower masses (cells, atoms, outside)
+/// add up to at most the total and the upper masses to at least it, within 1e-9 of it (the
+/// sums' rounding and tighten's allowance). A law that fails was built from case weights that
+/// do not sum to 1, or brackets that do not hold: its lower bounds are not bounds; `why` says
+/// by how much.
+bool brackets_hold_total(const CellLaw& law, std::string& why);
 
 }  // namespace rdpaudit::exact
