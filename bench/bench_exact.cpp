@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
   for (bool fwd : {true, false}) {
     for (double eps : {0.5, 1.0, 2.0}) {
       const Bracket b = profile.delta(eps, fwd);
-      std::printf("  delta(%.1f) %s [%.9g, %.9g] rel width %.3g\n", eps, fwd ? "fwd" : "bwd",
-                  b.lo, b.hi, (b.hi - b.lo) / b.hi);
+      std::printf("  delta(%.1f) %s [%.9g, %.9g] rel width %.3g\n", eps, fwd ? "fwd" : "bwd", b.lo,
+                  b.hi, (b.hi - b.lo) / b.hi);
       if (b.hi > 1e-6) worst_delta = std::max(worst_delta, (b.hi - b.lo) / b.hi);
     }
     const Bracket e = profile.epsilon(1e-5, fwd);
