@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "rdpaudit/audit/auditor.hpp"
+#include "rdpaudit/audit/table.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
@@ -245,9 +247,10 @@ TEST_CASE("exact profile brackets of a projected chain with atoms against Monte 
   }
 }
 
-TEST_CASE("a projected [profile] scenario: exact-chain-profile rows, both directions",
-          "[exact][profile][estimate]") {
-  const std::string text = R"(
+namespace {
+
+// The blog's chain shortened (test_exact_engine.cpp), as an experiment file.
+const std::string kProjected = R"(
 [experiment]
 seed = 3
 trajectories = 1000
@@ -273,7 +276,12 @@ alphas = [2]
 epsilons = [0.5, 1.0]
 deltas = [1e-5, 1e-3]
 )";
-  const auto spec = rdpaudit::config::parse_experiment(text, "t.toml");
+
+}  // namespace
+
+TEST_CASE("a projected [profile] scenario: exact-chain-profile rows, both directions",
+          "[exact][profile][estimate]") {
+  const auto spec = rdpaudit::config::parse_experiment(kProjected, "t.toml");
   const auto e = rdpaudit::estimate::estimate_scenario(spec.scenarios.at(0), {}, {}, spec.seed);
   int rows = 0;
   for (const auto& p : e.profile) {
@@ -294,6 +302,42 @@ deltas = [1e-5, 1e-3]
     CHECK(p.epsilon_upper[0] < 1.0);
   }
   CHECK(rows == 2);
+}
+
+TEST_CASE("claims on a projected chain are decided by the exact chain profile's bracket",
+          "[exact][profile][audit]") {
+  // eps(1e-5) lies in [0.720696, 0.720700], eps(1e-3) in [0.7137, 0.7138]: a claim of 0.5 is
+  // below the bracket (violated, exact), one of 0.8 above it (valid, exact)
+  using rdpaudit::audit::Verdict;
+  const auto spec = rdpaudit::config::parse_experiment(
+      kProjected +
+          "[[profile.claims]]\nname = \"low\"\nepsilon = [0.5, 0.5]\n"
+          "[[profile.claims]]\nname = \"high\"\nepsilon = [0.8, 0.8]\n",
+      "t.toml");
+  const auto& s = spec.scenarios.at(0);
+  auto est = rdpaudit::estimate::estimate_scenario(s, {}, {}, spec.seed);
+  const auto renyi = rdpaudit::audit::audited_bounds(s);
+  const auto claims = rdpaudit::audit::audited_claims(s, renyi);
+  rdpaudit::audit::Auditor a(0.05);
+  a.add(s, renyi, est, "-", 1000);
+  a.add_claims(s, claims, est);
+  const auto r = a.finish();
+  int seen = 0;
+  for (const auto& c : r.cells) {
+    const std::string& name = r.bounds[c.bound].name;
+    if (!c.is_claim() || (name != "low" && name != "high")) continue;
+    ++seen;
+    INFO(name << " delta " << c.delta << ": " << c.note);
+    CHECK(c.exact_method == "exact-chain-profile");
+    CHECK(c.exact_lower <= c.exact);
+    CHECK(c.exact <= c.exact_upper);
+    CHECK(c.exact > 0.71);
+    CHECK(c.exact < 0.73);
+    CHECK(c.verdict == (name == "low" ? Verdict::kViolatedExact : Verdict::kValidExact));
+    if (name == "low") CHECK_THAT(c.note, Catch::Contains("exact chain profile"));
+    if (name == "high") CHECK_THAT(c.note, Catch::Contains("not certified"));
+  }
+  CHECK(seen == 8);  // 2 claims x 2 deltas x 2 directions
 }
 
 TEST_CASE("a law whose brackets cannot hold its total is refused", "[exact][profile]") {
