@@ -2,7 +2,8 @@
 // experiments/blog_saturation.toml and experiments/paper_fig2.toml (docs/exact-laws.md,
 // section 6). One scenario per line: experiment, b or scheme, T, seconds (evolve + brackets),
 // and the worst width over alpha in {2, 4, 8, 10, 15, 16} and both directions, relative to the
-// lower end, or absolute where the lower end is below 1e-3.
+// lower end, or absolute where the lower end is below 1e-3; then the privacy profile's
+// brackets (delta(eps) at eps = 0.5, 1, 2 and eps(1e-5)) and their CPU time.
 //   bench_exact blog 2 100          one blog cell (b = 2, T = 100)
 //   bench_exact fig2 sp 25          one Figure-2 cell (shuffle_partition, T = 25 steps)
 //   bench_exact fig2 swor 25        (sample_without_replacement)
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "rdpaudit/exact/chain.hpp"
+#include "rdpaudit/exact/profile.hpp"
 
 using namespace rdpaudit::exact;
 using rdpaudit::config::BatchScheme;
@@ -115,5 +117,25 @@ int main(int argc, char** argv) {
       which.c_str(), variant.c_str(), T, laws.d.last.cells, cpu,
       std::chrono::duration<double>(t1 - t0).count(),
       std::chrono::duration<double>(t2 - t1).count(), worst * 1e3, worst_at.c_str());
+  // the privacy profile's brackets from the same laws (exact/profile.hpp): delta(eps) at
+  // eps = 0.5, 1, 2 and eps(delta) at delta = 1e-5, both directions
+  const std::clock_t c1 = std::clock();
+  const ProfileBrackets profile(laws.d, laws.dprime, o.renyi);
+  double worst_delta = 0, worst_eps = 0;
+  for (bool fwd : {true, false}) {
+    for (double eps : {0.5, 1.0, 2.0}) {
+      const Bracket b = profile.delta(eps, fwd);
+      std::printf("  delta(%.1f) %s [%.9g, %.9g] rel width %.3g\n", eps, fwd ? "fwd" : "bwd", b.lo,
+                  b.hi, (b.hi - b.lo) / b.hi);
+      if (b.hi > 1e-6) worst_delta = std::max(worst_delta, (b.hi - b.lo) / b.hi);
+    }
+    const Bracket e = profile.epsilon(1e-5, fwd);
+    std::printf("  eps(1e-5) %s [%.9g, %.9g] width %.3g\n", fwd ? "fwd" : "bwd", e.lo, e.hi,
+                e.hi - e.lo);
+    worst_eps = std::max(worst_eps, e.hi - e.lo);
+  }
+  std::printf("%s %s T=%ld profile cpu %.2fs worst delta width %.3g (rel) eps(1e-5) width %.3g\n",
+              which.c_str(), variant.c_str(), T,
+              static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC, worst_delta, worst_eps);
   return 0;
 }

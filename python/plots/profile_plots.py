@@ -17,13 +17,15 @@ import numpy as np
 
 MAX_PANELS = 6
 KIND_MARKERS = {"claim": "D", "conversion": "s"}
+# exact profiles: a listed mixture's, and the exact-law engine's bracket (value its midpoint)
+EXACT_PROFILES = ("exact-profile", "exact-chain-profile")
 
 
 def direction_of(profile):
     """The direction with the larger certified (or exact) eps at the first delta."""
     best, d_best = -1.0, 0
     for row in profile.rows:
-        v = row["epsilon_value" if row["method"] == "exact-profile" else "epsilon_lower"]
+        v = row["epsilon_value" if row["method"] in EXACT_PROFILES else "epsilon_lower"]
         if len(v) and v[0] > best:
             best, d_best = float(v[0]), row["direction"]
     return d_best
@@ -58,11 +60,17 @@ def draw_panel(ax, s, audit):
     for row in p.rows:
         if row["direction"] != d:
             continue
-        above = eps[np.asarray(row["delta_value" if row["method"] == "exact-profile"
+        above = eps[np.asarray(row["delta_value" if row["method"] in EXACT_PROFILES
                                     else "delta_lower"]) >= floor]
         right = max(right, float(above.max()) if above.size else 0.0)
         if row["method"] == "exact-profile":
             ax.plot(eps, shown(row["delta_value"]), color="k", lw=1.6, label="exact δ(ε)")
+            continue
+        if row["method"] == "exact-chain-profile":
+            ax.fill_between(eps, shown(row["delta_lower"]), shown(row["delta_upper"]),
+                            color="k", alpha=0.35, lw=0)
+            ax.plot(eps, shown(row["delta_value"]), color="k", lw=1.6,
+                    label="exact δ(ε) (engine bracket)")
             continue
         low = shown(row["delta_lower"])
         ax.fill_between(eps, floor, low, where=~np.isnan(low), color="tab:blue", alpha=0.18,

@@ -122,8 +122,8 @@ std::vector<Auditor::Point> renyi_points(const config::Scenario& s, const BoundT
   return points;
 }
 
-// What the profile estimates say at each (delta, direction): the exact eps(delta), else the
-// largest plug-in over the scores.
+// What the profile estimates say at each (delta, direction): the exact eps(delta) (a listed
+// mixture's profile, or the exact chain's bracket), else the largest plug-in over the scores.
 std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimTable& table,
                                          const estimate::ScenarioEstimates& est) {
   std::vector<Auditor::Point> points(2 * table.orders.size());
@@ -132,7 +132,7 @@ std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimT
       Auditor::Point& pt = points[2 * k + static_cast<std::size_t>(d)];
       for (const auto& pe : est.profile) {
         if (pe.direction != d || k >= pe.epsilon_value.size()) continue;
-        if (pe.method == "exact-profile") {
+        if (pe.method == "exact-profile" || pe.method == "exact-chain-profile") {
           pt.exact = pe.epsilon_value[k];
           pt.exact_method = pe.method;
           pt.estimate_lower = pe.epsilon_lower[k];
@@ -148,7 +148,7 @@ std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimT
       }
       if (!std::isnan(pt.exact)) {
         pt.estimate = pt.exact;
-        pt.method = "exact-profile";
+        pt.method = pt.exact_method;
       } else {
         pt.estimate_lower = pt.estimate_upper = kNaN;
       }
@@ -350,8 +350,8 @@ AuditResult Auditor::finish() {
           "scenario {} ({}), {}: exact {} {:.6g} against bound "
           "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
           worst->scenario, sweep_points_[src], cell_text(*worst),
-          worst->is_claim() ? "eps(delta) (exact profile)"
-                            : fmt::format("R_alpha ({})", exact_source(*worst)),
+          fmt::format("{} ({})", worst->is_claim() ? "eps(delta)" : "R_alpha",
+                      exact_source(*worst)),
           worst->exact, worst->bound_value, worst->lower, worst->p_holm);
     } else {
       row.evidence = fmt::format(

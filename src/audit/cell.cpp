@@ -30,6 +30,7 @@ std::string cell_text(const Cell& c) {
 std::string exact_source(const Cell& c) {
   if (c.exact_method == "exact-chain") return "exact chain";
   if (c.exact_method == "exact-profile") return "exact profile";
+  if (c.exact_method == "exact-chain-profile") return "exact chain profile";
   return c.is_claim() ? "exact profile" : "quadrature";
 }
 
@@ -212,11 +213,11 @@ void decide(Cell& c, double level) {
           c.p_holm, what);
     } else if (c.exact_upper > c.bound_value) {
       c.note = "equal to the exact " + what + " within rounding";
-    } else if (c.exact_method == "exact-chain") {
+    } else if (c.exact_method == "exact-chain" || c.exact_method == "exact-chain-profile") {
       c.note = fmt::format(
-          "the exact chain's upper end {:.6g} is at or below the bound (its trapezoidal error "
+          "the {}'s upper end {:.6g} is at or below the bound (its trapezoidal error "
           "estimated, not certified)",
-          c.exact_upper);
+          how, c.exact_upper);
     } else {
       c.note.clear();
     }

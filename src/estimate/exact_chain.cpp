@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "rdpaudit/config/traits.hpp"
+#include "rdpaudit/exact/profile.hpp"
 #include "rdpaudit/exact/renyi.hpp"
 
 namespace rdpaudit::estimate {
@@ -30,6 +31,40 @@ constexpr double kMapCaseCost = 100.0;
 double cases(const exact::Step& step) {
   return static_cast<double>(step.cases.size()) +
          kMapCaseCost * static_cast<double>(step.maps.size());
+}
+
+// Both directions' profile brackets on the scenario's grids: value = the midpoint (the lower
+// end where the upper is +infinity).
+std::vector<ProfileEstimate> chain_profile(const config::Scenario& s, const exact::ChainLaws& laws,
+                                           exact::DensityGrid density) {
+  const exact::ProfileBrackets brackets(laws.d, laws.dprime, std::move(density));
+  const auto mid = [](const exact::Bracket& b) {
+    return std::isfinite(b.hi) ? 0.5 * (b.lo + b.hi) : b.lo;
+  };
+  std::vector<ProfileEstimate> out;
+  for (int d : {kForward, kBackward}) {
+    ProfileEstimate e;
+    e.method = "exact-chain-profile";
+    e.direction = d;
+    e.interval =
+        "exact chain bracket (lower certified; upper with the trapezoidal error estimated)";
+    e.epsilons = s.profile.epsilons;
+    e.deltas = s.profile.deltas;
+    for (double eps : e.epsilons) {
+      const exact::Bracket b = brackets.delta(eps, d == kForward);
+      e.delta_value.push_back(mid(b));
+      e.delta_lower.push_back(b.lo);
+      e.delta_upper.push_back(b.hi);
+    }
+    for (double delta : e.deltas) {
+      const exact::Bracket b = brackets.epsilon(delta, d == kForward);
+      e.epsilon_value.push_back(mid(b));
+      e.epsilon_lower.push_back(b.lo);
+      e.epsilon_upper.push_back(b.hi);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace
@@ -114,7 +149,21 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
     return out;
   }
   const exact::ChainLaws laws = exact::evolve_pair(*chain, options);
-  const auto rows = exact::renyi_brackets(laws.d, laws.dprime, alphas, options.renyi);
+  // a law whose brackets cannot hold its total (e.g. case weights that do not sum to 1) gives
+  // no certified bound: no value, with the reason
+  for (const exact::ExactLaw* law : {&laws.d, &laws.dprime}) {
+    if (!exact::brackets_hold_total(law->last, why)) {
+      out.how = "none: " + why;
+      return out;
+    }
+  }
+  // one density pass serves the Renyi upper ends and the profile's (widened for the largest
+  // order where the law is not clamped)
+  double alpha_max = 1;
+  for (double a : alphas) alpha_max = std::max(alpha_max, a);
+  exact::DensityGrid density = exact::density_grid(laws.d, laws.dprime, options.renyi, alpha_max);
+  const auto rows = exact::renyi_brackets(laws.d, laws.dprime, alphas, density);
+  if (s.profile.enabled) out.profile = chain_profile(s, laws, std::move(density));
   const std::string method = config::to_string(config::Row::kExactChain);
   for (const exact::RenyiBracketRow& r : rows) {
     for (int d : {kForward, kBackward}) {

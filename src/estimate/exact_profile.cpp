@@ -13,7 +13,7 @@ namespace rdpaudit::estimate {
 namespace {
 
 struct Component {
-  double log_w, mean, sd;
+  double log_w, mean, sd, log_sd;
 };
 
 std::vector<Component> components(const GaussianMixture& m, const std::string& key) {
@@ -25,22 +25,24 @@ std::vector<Component> components(const GaussianMixture& m, const std::string& k
   for (std::size_t j = 0; j < m.components(); ++j) {
     if (m.weights[j] <= 0.0) continue;
     const double scale = m.scales.empty() ? 1.0 : m.scales[j];
-    out.push_back({std::log(m.weights[j] / total), m.means[j], std::sqrt(m.covariance[0] * scale)});
+    const double sd = std::sqrt(m.covariance[0] * scale);
+    out.push_back({std::log(m.weights[j] / total), m.means[j], sd, std::log(sd)});
   }
   return out;
 }
 
 // log density (the normal constant 1/sqrt(2 pi) dropped: common to p and q).
+// Two passes (the largest term, then the sum), no allocation: it is called for every point of
+// the scan and of the root refinements.
 double log_density(const std::vector<Component>& c, double x) {
+  const auto term = [&](const Component& k) {
+    const double z = (x - k.mean) / k.sd;
+    return k.log_w - k.log_sd - 0.5 * z * z;
+  };
   double top = -std::numeric_limits<double>::infinity();
-  std::vector<double> t(c.size());
-  for (std::size_t j = 0; j < c.size(); ++j) {
-    const double z = (x - c[j].mean) / c[j].sd;
-    t[j] = c[j].log_w - std::log(c[j].sd) - 0.5 * z * z;
-    top = std::max(top, t[j]);
-  }
+  for (const Component& k : c) top = std::max(top, term(k));
   double s = 0.0;
-  for (double v : t) s += std::exp(v - top);
+  for (const Component& k : c) s += std::exp(term(k) - top);
   return top + std::log(s);
 }
 

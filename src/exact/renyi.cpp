@@ -58,18 +58,14 @@ void check_same_grid(const CellLaw& p, const CellLaw& q, const char* where) {
   }
 }
 
-/// Upper bounds of the density of P and lower bounds of that of Q (and the reverse) at the
-/// points of the trapezoidal rule.
-struct DensityBounds {
-  double step = 0;
-  std::vector<double> p_lo, p_hi, q_lo, q_hi;
-};
+}  // namespace
 
-DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options,
-                             double alpha_max) {
+DensityGrid density_grid(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options,
+                         double alpha_max) {
+  check_same_grid(p.last, q.last, "density_grid");
   const CellLaw& g = p.last;
   const int k = std::max(2, options.points_per_cell + options.points_per_cell % 2);
-  DensityBounds d;
+  DensityGrid d;
   d.step = g.width() / k;
   // a clamped law has no density beyond [lo, hi]; an unclamped one is integrated over the
   // grid widened by quarters of its width (at most 4 on each side) while the largest order's
@@ -81,8 +77,8 @@ DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOp
     const std::size_t m = static_cast<std::size_t>(g.cells) * static_cast<std::size_t>(k) +
                           static_cast<std::size_t>((below + above) * quarter);
     ys.resize(m + 1);
-    const double start = g.lo - static_cast<double>(below * quarter) * d.step;
-    for (std::size_t i = 0; i <= m; ++i) ys[i] = start + d.step * static_cast<double>(i);
+    d.start = g.lo - static_cast<double>(below * quarter) * d.step;
+    for (std::size_t i = 0; i <= m; ++i) ys[i] = d.start + d.step * static_cast<double>(i);
   };
   build();
   if (!g.clamped && alpha_max > 1) {
@@ -129,6 +125,8 @@ DensityBounds density_bounds(const ExactLaw& p, const ExactLaw& q, const RenyiOp
   return d;
 }
 
+namespace {
+
 /// log of an upper bound on the integral of p_hi^alpha q_lo^(1 - alpha) over the grid, by the
 /// trapezoidal rule plus its difference to the rule of twice the step.
 double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql, double step,
@@ -165,7 +163,7 @@ double log_integral_upper(const std::vector<double>& ph, const std::vector<doubl
   return hi + std::log(2.0 - std::exp(lo - hi)) + 1e-12;
 }
 
-double upper_from(const DensityBounds& d, const ExactLaw& p, const ExactLaw& q, bool forward,
+double upper_from(const DensityGrid& d, const ExactLaw& p, const ExactLaw& q, bool forward,
                   double alpha) {
   const std::vector<double>& ph = forward ? d.p_hi : d.q_hi;
   const std::vector<double>& ql = forward ? d.q_lo : d.p_lo;
@@ -205,7 +203,7 @@ double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const Ren
                    std::string* uncertified) {
   check_same_grid(p.last, q.last, "renyi_upper");
   if (!(alpha > 1)) throw InternalError("renyi_upper: alpha > 1");
-  const DensityBounds d = density_bounds(p, q, options, alpha);
+  const DensityGrid d = density_grid(p, q, options, alpha);
   if (uncertified) {
     *uncertified = "the trapezoidal rule's error (estimated by the rule of twice the step)";
     if (!p.last.clamped)
@@ -217,10 +215,15 @@ double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const Ren
 std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
                                             const std::vector<double>& alphas,
                                             const RenyiOptions& options) {
-  check_same_grid(p.last, q.last, "renyi_brackets");
   double alpha_max = 1;
   for (double a : alphas) alpha_max = std::max(alpha_max, a);
-  const DensityBounds d = density_bounds(p, q, options, alpha_max);
+  return renyi_brackets(p, q, alphas, density_grid(p, q, options, alpha_max));
+}
+
+std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
+                                            const std::vector<double>& alphas,
+                                            const DensityGrid& d) {
+  check_same_grid(p.last, q.last, "renyi_brackets");
   std::vector<RenyiBracketRow> rows;
   for (double alpha : alphas) {
     if (!(alpha > 1)) throw InternalError("renyi_brackets: alpha > 1");

@@ -87,8 +87,8 @@ struct Cell {
   /// the results file; the sequential audit's stopping rule reads it (is_decided).
   double estimate_lower = kNaN, estimate_upper = kNaN;
   double exact = kNaN;  ///< exact value where available (quadrature, else the exact chain)
-  /// The row it comes from: "exact-quadrature", "exact-chain" or "exact-profile"; empty
-  /// without an exact value.
+  /// The row it comes from: "exact-quadrature", "exact-chain", "exact-profile" or
+  /// "exact-chain-profile"; empty without an exact value.
   std::string exact_method;
   double exact_lower = kNaN;  ///< lower end of the exact value's bracket (NaN: not used)
   double exact_upper = kNaN;  ///< upper end of that bracket
@@ -109,7 +109,8 @@ struct Cell {
 };
 
 /// Where a cell's exact value comes from, in words: "quadrature", "exact chain", "exact
-/// profile" (from Cell::exact_method; "quadrature" when it is empty, as in files before 2.4).
+/// profile", "exact chain profile" (from Cell::exact_method; "quadrature" when it is empty, as
+/// in files before 2.4).
 std::string exact_source(const Cell& c);
 
 /// The cell's order as a table shows it: "2", or "d=1e-05" for an (eps, delta) claim.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/types.hpp"
 #include "rdpaudit/exact/chain.hpp"
 
@@ -36,12 +37,16 @@ ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& 
 struct ChainEstimates {
   std::vector<Estimate> rows;
   std::string how;
+  /// With [profile]: the privacy-profile brackets of the same laws ("exact-chain-profile",
+  /// both directions; exact/profile.hpp), on profile.epsilons and profile.deltas.
+  std::vector<ProfileEstimate> profile;
 };
 
 /// Evolves the scenario's chain (when exact::chain_from_scenario gives one and its work is at
 /// most estimate.exact_max_work) and brackets R_alpha at `alphas` in both directions: value =
 /// the bracket's midpoint (its lower end when the upper is +infinity), lower / upper = the
-/// bracket (the lower end certified, the upper end's trapezoidal error estimated).
+/// bracket (the lower end certified, the upper end's trapezoidal error estimated). With
+/// profile.enabled, the privacy profile's brackets of the same laws too.
 ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<double>& alphas);
 
 }  // namespace rdpaudit::estimate

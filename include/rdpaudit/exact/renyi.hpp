@@ -30,6 +30,18 @@ struct RenyiOptions {
   PropagateOptions propagate;
 };
 
+/// Pointwise bounds on the densities of P and Q (the interior part after the last step) at
+/// start + step i, i = 0 ... m: `points_per_cell` (made even, at least 2) points per cell of
+/// the grid. A clamped law's points span [lo, hi]; an unclamped one's grid is widened by
+/// quarters of its width (at most 8 on each side) while the integrand p^a q^(1-a) of the
+/// largest order a = alpha_max is not negligible at an end (alpha_max <= 1: not widened).
+struct DensityGrid {
+  double start = 0, step = 0;
+  std::vector<double> p_lo, p_hi, q_lo, q_hi;
+};
+DensityGrid density_grid(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options,
+                         double alpha_max);
+
 /// R_alpha bounds in both directions: forward = R_alpha(P || Q), backward = R_alpha(Q || P).
 struct RenyiBracketRow {
   double alpha = 0;
@@ -51,5 +63,10 @@ double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const Ren
 std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
                                             const std::vector<double>& alphas,
                                             const RenyiOptions& options = {});
+/// The same from density bounds already computed: density_grid(p, q, options, a) with a at
+/// least the largest of `alphas` (the same numbers as the call above).
+std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
+                                            const std::vector<double>& alphas,
+                                            const DensityGrid& density);
 
 }  // namespace rdpaudit::exact
