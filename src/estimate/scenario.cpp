@@ -59,6 +59,7 @@ void add_exact_profile(const config::Scenario& s, const GaussianMixture& p,
                        const GaussianMixture& q, ScenarioEstimates& out) {
   constexpr std::size_t kMaxComponents = 256;
   if (p.dim != 1 || p.components() + q.components() > kMaxComponents) return;
+  out.exact_law = {p, q};
   for (int d : {kForward, kBackward}) {
     const GaussianMixture& a = d == kForward ? p : q;
     const GaussianMixture& b = d == kForward ? q : p;
