@@ -115,7 +115,13 @@ double certified_mu_lower(const estimate::ProfileCounts& c, double family_miss) 
 }
 
 double plugin_mu(const estimate::ProfileCounts& c) {
-  return mu_of_sets(estimate::profile_plugin_sets(c));
+  // Sets with no counted trajectory of P' (or every one of P) would give +infinity: skipped,
+  // as profile_epsilon_plugin skips them.
+  std::vector<estimate::CertifiedSet> sets;
+  for (const estimate::CertifiedSet& s : estimate::profile_plugin_sets(c)) {
+    if (s.q_hi > 0.0 && s.p_lo < 1.0) sets.push_back(s);
+  }
+  return mu_of_sets(sets);
 }
 
 double exact_mu_on_grid(const estimate::ExactProfile& forward,

@@ -153,7 +153,7 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
       if (!std::isnan(x.alpha) || !std::isnan(x.delta))
         throw InputError("/audit/cells/alpha", fmt::format("{}", x.alpha),
                          "NaN (and delta NaN) in a mu cell");
-    } else if ((what == "eps_delta") != x.is_claim()) {
+    } else if (!what.empty() && (what == "eps_delta") != x.is_claim()) {
       throw InputError("/audit/cells/quantity", what, "eps_delta exactly where delta is set");
     } else if (x.is_claim() ? !(x.delta > 0.0 && x.delta < 1.0)
                             : !(x.alpha > 1.0 && std::isfinite(x.alpha))) {

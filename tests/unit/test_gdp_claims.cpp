@@ -182,6 +182,15 @@ TEST_CASE("mu p-value agrees with the certified mu at every level", "[gdp][gdp-m
   }
   CHECK(audit::mu_p_value(family, 2.0) == 1.0);
   CHECK(audit::mu_p_value(family, 0.1) == 1e-20);
+  // 10^4 per side: the outer cuts hold no trajectory of P'; the plug-in skips them (each
+  // would give +infinity) and stays near the truth, above the certified value.
+  const auto small = gaussian_family(1.0, 10'000);
+  REQUIRE(small.n_q - small.q.back() == 0);  // F = {score >= c} at the last cut
+  const double plugin = audit::plugin_mu(small);
+  CHECK(std::isfinite(plugin));
+  CHECK(plugin > 0.9);
+  CHECK(plugin < 1.2);
+  CHECK(plugin > audit::certified_mu_lower(small, 0.05));
 }
 
 TEST_CASE(

@@ -74,7 +74,9 @@ double mu_p_value(const estimate::ProfileCounts& c, double mu);
 /// with probability >= 1 - family_miss (on the event of the family's certified profile).
 double certified_mu_lower(const estimate::ProfileCounts& c, double family_miss);
 
-/// The same without the certificate (frequencies for probabilities): diagnostic only.
+/// The same without the certificate (frequencies for probabilities), over the sets that hold
+/// some counted trajectory of P' and miss some of P (the others would give +infinity):
+/// diagnostic only.
 double plugin_mu(const estimate::ProfileCounts& c);
 
 /// max over `epsilons` (each >= 0) and both directions of gdp::mu_from_delta(eps, delta(eps)),
