@@ -119,8 +119,10 @@ class CellGrid:
 
     def __init__(self, audit, scenarios):
         c = audit.cells
-        if "delta" in c:  # (eps, delta) claim cells have no order: profile_plots draws them
-            renyi = np.isnan(c["delta"])
+        # (eps, delta) claim cells and GDP claims' mu cells have no order (alpha NaN):
+        # profile_plots draws the claims.
+        renyi = ~np.isnan(c["alpha"])
+        if not renyi.all():
             c = {k: v[renyi] for k, v in c.items()}
         self.names = audit.bound_names
         self.alphas = np.unique(c["alpha"])

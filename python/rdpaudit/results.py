@@ -11,6 +11,7 @@
     p = s.profile()                              # [profile] runs, else None
     p.epsilons, p.deltas, p.rows[0]["delta_lower"], p.rows[0]["epsilon_lower"]
     c = s.claims()                               # (eps, delta) claims, else None
+    g = s.gdp()                                  # Gaussian-DP mu rows (2.5), else None
     for acc in r.accountants():                  # [[bounds.custom]] commands (format >= 2.4)
         acc.bound, acc.command, acc.files_sha256, json.loads(acc.output)
     a = r.audit()                                # format >= 1.2, else None
@@ -100,12 +101,25 @@ class Profile(NamedTuple):
 
 class Claims(NamedTuple):
     """A scenario's `claims/` group: values[i, j] is the eps claimed by names[i] (kinds[i]:
-    "conversion" of a Renyi bound, or "claim") at deltas[j]; NaN where it does not apply."""
+    "conversion" of a Renyi bound, "claim", or "gdp claim": eps(delta) of its mu-GDP) at
+    deltas[j]; NaN where it does not apply. mu[i]: a GDP claim's mu, NaN for the others (all
+    NaN in files before 2.5)."""
     deltas: np.ndarray
     names: list
     kinds: list
     values: np.ndarray
     reasons: list
+    mu: Optional[np.ndarray] = None
+
+
+class Gdp(NamedTuple):
+    """A scenario's `estimates/gdp` group (since 2.5): one dict per (method, direction) with
+    method, direction, interval, value, lower, upper, epsilon_at, epsilon_max. Profile
+    families ("profile-cp", ...): value the plug-in mu, lower the certified lower bound;
+    "exact-profile": the exact mu (closed form for a Gaussian pair, else the supremum over the
+    eps grid, attained at epsilon_at; lower / upper its bracket, upper inf on a grid)."""
+    epsilon_grid_max: float
+    rows: list
 
 
 class AuditRow(NamedTuple):
@@ -113,8 +127,8 @@ class AuditRow(NamedTuple):
     scenario: int        # index of the scenario (r.scenarios[scenario])
     sweep_point: str     # e.g. "epochs=5", as `rdpaudit report` prints it; "-" without a sweep
     bound: str           # the bound's (or claim's) name, not its row in `bounds`
-    alpha: float         # the Renyi order; NaN for an (eps, delta) claim
-    delta: float         # the claim's delta; NaN for a Renyi cell
+    alpha: float         # the Renyi order; NaN for an (eps, delta) claim or a mu cell
+    delta: float         # the claim's delta; NaN for a Renyi cell or a mu cell
     direction: int       # 0: P against P', 1: P' against P
     verdict: str
     bound_value: float
@@ -125,6 +139,7 @@ class AuditRow(NamedTuple):
     exact: float = float("nan")  # the exact value (quadrature, else the exact chain's midpoint)
     exact_method: str = ""       # "exact-quadrature", "exact-chain", "exact-profile" (2.4), or ""
     within_exact_bracket: bool = False  # the bound inside the exact bracket: the samples decided
+    quantity: str = ""   # "renyi", "eps_delta" or "mu" (a GDP claim's mu cell; since 2.5)
 
 
 class Audit:
@@ -140,7 +155,7 @@ class Audit:
             for Renyi cells; absent in files without claims), direction, bound_value,
             estimate, estimate_method,
             exact, exact_lower, exact_upper, exact_method and within_exact_bracket (since
-            2.4), lower, lower_method, p_method, p_value, p_holm, verdict,
+            2.4), quantity ("renyi", "eps_delta" or "mu"; since 2.5), lower, lower_method, p_method, p_value, p_holm, verdict,
             tightness_estimate, tightness_lower, close, note
     Verdicts (docs/methods.md): "violated (exact)", "violated", "not rejected",
     "valid (exact)", "inconclusive", "not applicable".
@@ -162,6 +177,8 @@ class Audit:
         exact = c.get("exact", nan)
         exact_method = c.get("exact_method", [""] * len(self))  # since 2.4
         within = c.get("within_exact_bracket", np.zeros(len(self), dtype=int))  # since 2.4
+        # since 2.5; before, a cell with a delta is an (eps, delta) claim, else Renyi
+        quantity = c.get("quantity", ["eps_delta" if d == d else "renyi" for d in delta])
 
         def sweep_point(i):
             return self._sweep_points[i] if 0 <= i < len(self._sweep_points) else "-"
@@ -174,7 +191,7 @@ class Audit:
                      lower=float(c["lower"][i]), estimate=float(c["estimate"][i]),
                      margin=float(c["tightness_lower"][i]), close=bool(c["close"][i]),
                      exact=float(exact[i]), exact_method=_text(exact_method[i]),
-                     within_exact_bracket=bool(within[i]))
+                     within_exact_bracket=bool(within[i]), quantity=_text(quantity[i]))
             for i in range(len(self))
         ]
 
@@ -289,9 +306,28 @@ class Scenario:
         if "claims" not in self.group:
             return None
         g = self.group["claims"]
-        return Claims(deltas=g["deltas"][()], names=_column(g["names"]).tolist(),
+        names = _column(g["names"]).tolist()
+        mu = g["mu"][()] if "mu" in g else np.full(len(names), np.nan)  # since 2.5
+        return Claims(deltas=g["deltas"][()], names=names,
                       kinds=_column(g["kinds"]).tolist(), values=g["values"][()],
-                      reasons=_column(g["reasons"]).tolist())
+                      reasons=_column(g["reasons"]).tolist(), mu=mu)
+
+    def gdp(self) -> Optional[Gdp]:
+        """The Gaussian-DP mu of a [profile] run (format >= 2.5), None otherwise."""
+        if "estimates" not in self.group or "gdp" not in self.group["estimates"]:
+            return None
+        g = self.group["estimates/gdp"]
+        methods = _column(g["method"]).tolist()
+        intervals = _column(g["interval"]).tolist()
+        keys = ("value", "lower", "upper", "epsilon_at", "epsilon_max")
+        data = {k: g[k][()] for k in keys}
+        rows = []
+        for i, m in enumerate(methods):
+            row = {"method": str(m), "direction": int(g["direction"][i]),
+                   "interval": str(intervals[i])}
+            row.update({k: float(data[k][i]) for k in keys})
+            rows.append(row)
+        return Gdp(epsilon_grid_max=float(g.attrs["epsilon_grid_max"]), rows=rows)
 
     def bound_adjacency(self) -> Optional[dict]:
         """{bound name: the neighbouring relation its source assumes} ("replace_one" or

@@ -12,6 +12,31 @@
 
 namespace rdpaudit::app {
 
+namespace {
+
+// The pair's Gaussian-DP mu per scenario ([profile] runs, format 2.5): certified from the
+// samples, and exact where the law is known (with the eps of a grid's supremum, and whether mu
+// was still growing at the grid's end, where the exact value is only a lower bound).
+void print_gdp(const io::ResultsSummary& s) {
+  bool any = false;
+  for (const auto& sc : s.scenarios)
+    any |= !std::isnan(sc.mu_certified) || !std::isnan(sc.mu_exact);
+  if (!any) return;
+  fmt::print("{:>4}  {:<36} {:>12} {:>12}  {}\n", "#", "sweep point", "mu certified", "mu exact",
+             "(Gaussian DP of the pair: T(P, P') >= G_mu)");
+  for (const auto& sc : s.scenarios) {
+    std::string where;
+    if (!std::isnan(sc.mu_exact_epsilon))
+      where = fmt::format("  sup over the eps grid at eps = {:g}{}", sc.mu_exact_epsilon,
+                          sc.mu_exact_at_grid_end ? " (its last usable eps: a lower bound)" : "");
+    fmt::print("{:>4}  {:<36} {:>12} {:>12}{}\n", sc.index, sc.sweep_point,
+               value_text(sc.mu_certified), value_text(sc.mu_exact), where);
+  }
+  fmt::print("\n");
+}
+
+}  // namespace
+
 int report_command(const std::string& file, bool csv) {
   const io::ResultsSummary s = io::read_results(file);
   if (csv) {
@@ -37,7 +62,7 @@ int report_command(const std::string& file, bool csv) {
   };
   std::map<std::pair<int, double>, std::array<Direction, 2>> at;
   for (const auto& c : s.audit.cells) {
-    if (c.is_claim()) continue;  // (eps, delta) claims: no order
+    if (c.is_claim() || c.gdp) continue;  // (eps, delta) and mu claims: no order
     auto& d = at[{c.scenario, c.alpha}][static_cast<std::size_t>(c.direction)];
     if (!std::isnan(c.estimate)) d.estimate = c.estimate;
     d.lower = std::max(d.lower, c.lower);
@@ -66,6 +91,7 @@ int report_command(const std::string& file, bool csv) {
     total += sc.seconds;
   }
   fmt::print("total simulation time {:.1f} s\n\n", total);
+  print_gdp(s);
   if (!s.has_audit) {
     fmt::print("no audit in this file (format {}.{})\n", s.format_major, s.format_minor);
     return 0;

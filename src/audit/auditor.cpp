@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/config/vocabulary.hpp"
@@ -73,6 +74,25 @@ class ProfileTests : public Tests {
   }
   double lower(std::size_t i, const Cell& c, double level) const override {
     return estimate::profile_epsilon_lower(families_[i], c.delta, c.direction, level);
+  }
+
+ private:
+  std::vector<estimate::ProfileCounts> families_;
+};
+
+// The scores' profile families of one scenario, as tests of Gaussian-DP claims: each family's
+// sets exclude every mu below their certified value (audit/gdp_mu.hpp), in both orders at once.
+class GdpTests : public Tests {
+ public:
+  explicit GdpTests(std::vector<estimate::ProfileCounts> families)
+      : families_(std::move(families)) {}
+  std::size_t size() const override { return families_.size(); }
+  const std::string& method(std::size_t i) const override { return families_[i].method; }
+  double p_value(std::size_t i, const Cell& c) const override {
+    return mu_p_value(families_[i], c.bound_value);
+  }
+  double lower(std::size_t i, const Cell&, double level) const override {
+    return certified_mu_lower(families_[i], level);
   }
 
  private:
@@ -157,6 +177,38 @@ std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimT
   return points;
 }
 
+// What the Gaussian-DP estimates say about the pair's mu, the same for both directions'
+// cells: T(P, P') >= G_mu exactly when T(P', P) >= G_mu (G_mu is symmetric), so each
+// direction's exact value bounds the pair's mu from below, and the pair's mu is the larger
+// (lower end: the larger lower end; upper end: the smaller). Without an exact value, the
+// largest plug-in over the scores.
+std::vector<Auditor::Point> gdp_points(const config::Scenario& s,
+                                       const estimate::ScenarioEstimates& est) {
+  Auditor::Point pt;
+  for (const GdpEstimate& e : gdp_estimates(s, est)) {
+    if (e.method == "exact-profile") {
+      if (std::isnan(pt.exact) || e.value > pt.exact) pt.exact = e.value;
+      if (std::isnan(pt.estimate_lower) || e.lower > pt.estimate_lower) pt.estimate_lower = e.lower;
+      if (std::isnan(pt.estimate_upper) || e.upper < pt.estimate_upper) pt.estimate_upper = e.upper;
+      pt.exact_method = e.method;
+    } else if (std::isnan(pt.estimate) || e.value > pt.estimate) {
+      pt.estimate = e.value;
+      pt.method = e.method;
+    }
+  }
+  if (!std::isnan(pt.exact)) {
+    pt.estimate = pt.exact;
+    pt.method = "exact-profile";
+    if (s.bounds.exact_verdicts) {
+      pt.exact_lower = pt.estimate_lower;
+      pt.exact_upper = pt.estimate_upper;
+    }
+  } else {
+    pt.estimate_lower = pt.estimate_upper = kNaN;
+  }
+  return {pt, pt};
+}
+
 }  // namespace
 
 Auditor::Auditor(double level) : level_(level) {
@@ -209,12 +261,18 @@ void Auditor::add_claims(const config::Scenario& s, const ClaimTable& claims,
   add_table(s, claims, claim_points(s, claims, est), std::make_unique<ProfileTests>(est.profiles),
             Words{"the claim is +infinity",
                   "no profile family (estimate.enabled = false, or no sample-based method)"});
+  const AuditTable gdp = gdp_claims(claims);
+  if (gdp.names.empty()) return;
+  add_table(s, gdp, gdp_points(s, est), std::make_unique<GdpTests>(est.profiles),
+            Words{"the claim is +infinity",
+                  "no profile family (estimate.enabled = false, or no sample-based method)"});
 }
 
 void Auditor::add_table(const config::Scenario& s, const AuditTable& table,
                         const std::vector<Point>& points, std::unique_ptr<Tests> tests,
                         const Words& words) {
   const bool claims = table.quantity == Quantity::kEpsilonDelta;
+  const bool gdp = table.quantity == Quantity::kGdp;
   const std::size_t first = cells_.size();
   for (std::size_t b = 0; b < table.names.size(); ++b) {
     const std::size_t row =
@@ -225,8 +283,9 @@ void Auditor::add_table(const config::Scenario& s, const AuditTable& table,
         Cell c;
         c.scenario = s.index;
         c.bound = row;
-        c.alpha = claims ? kNaN : table.orders[k];
+        c.alpha = claims || gdp ? kNaN : table.orders[k];
         if (claims) c.delta = table.orders[k];
+        c.gdp = gdp;
         c.direction = d;
         c.bound_value = table.value(b, k);
         c.estimate = pt.estimate;
@@ -245,8 +304,9 @@ void Auditor::add_table(const config::Scenario& s, const AuditTable& table,
           c.note = words.infinite;
         } else if (c.bound_value == -std::numeric_limits<double>::infinity()) {
           c.verdict = Verdict::kViolatedExact;
-          c.note = fmt::format("the bound is negative, and {} >= 0 always",
-                               claims ? "eps(delta)" : "R_alpha");
+          c.note = fmt::format("the bound is negative, and {} >= 0 always", gdp      ? "mu"
+                                                                            : claims ? "eps(delta)"
+                                                                                     : "R_alpha");
         } else if (tests->size() == 0) {
           c.verdict = Verdict::kInconclusive;
           c.note = words.untested;
@@ -350,8 +410,9 @@ AuditResult Auditor::finish() {
           "scenario {} ({}), {}: exact {} {:.6g} against bound "
           "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
           worst->scenario, sweep_points_[src], cell_text(*worst),
-          fmt::format("{} ({})", worst->is_claim() ? "eps(delta)" : "R_alpha",
-                      exact_source(*worst)),
+          worst->gdp ? fmt::format("mu ({})", exact_source(*worst))
+                     : fmt::format("{} ({})", worst->is_claim() ? "eps(delta)" : "R_alpha",
+                                   exact_source(*worst)),
           worst->exact, worst->bound_value, worst->lower, worst->p_holm);
     } else {
       row.evidence = fmt::format(

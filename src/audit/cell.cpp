@@ -20,6 +20,8 @@ constexpr const char* kVerdictNames[kVerdictCount] = {"violated (exact)", "viola
 }  // namespace
 
 std::string cell_text(const Cell& c) {
+  if (c.gdp)
+    return fmt::format("mu, {}", c.direction == estimate::kForward ? "T(P, P')" : "T(P', P)");
   if (c.is_claim())
     return fmt::format("delta {:g}, {}", c.delta,
                        c.direction == estimate::kForward ? "eps(P||P')" : "eps(P'||P)");
@@ -31,10 +33,11 @@ std::string exact_source(const Cell& c) {
   if (c.exact_method == "exact-chain") return "exact chain";
   if (c.exact_method == "exact-profile") return "exact profile";
   if (c.exact_method == "exact-chain-profile") return "exact chain profile";
-  return c.is_claim() ? "exact profile" : "quadrature";
+  return c.is_claim() || c.gdp ? "exact profile" : "quadrature";
 }
 
 std::string order_text(const Cell& c) {
+  if (c.gdp) return "mu";
   return c.is_claim() ? fmt::format("d={:g}", c.delta) : fmt::format("{:g}", c.alpha);
 }
 
@@ -192,7 +195,7 @@ void decide(Cell& c, double level) {
   const bool rejected = c.tested && c.p_holm <= level;
   // Rounding of both the bound and the quadrature: a relative 1e-9 is no evidence either way.
   const double tol = 1e-9 * std::fabs(c.bound_value);
-  const std::string what = c.is_claim() ? "eps(delta)" : "R_alpha";
+  const std::string what = c.gdp ? "mu" : c.is_claim() ? "eps(delta)" : "R_alpha";
   const std::string how = exact_source(c);
   c.within_exact_bracket = false;
   if (c.bound_value < 0.0) {

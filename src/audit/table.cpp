@@ -1,11 +1,15 @@
 #include "rdpaudit/audit/table.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/gdp.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/profile.hpp"
@@ -72,16 +76,45 @@ ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
     }
   }
   const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  t.mu.assign(t.names.size(), kNaN);
   for (const config::ClaimText& c : spec.claims) {
+    const bool gdp = !std::isnan(c.mu);
     t.names.push_back(c.name);
-    t.kinds.emplace_back("claim");
-    t.sources.push_back(c.formula.empty() ? "claimed eps at each delta" : "formula " + c.formula);
+    t.kinds.emplace_back(gdp ? "gdp claim" : "claim");
+    t.sources.push_back(gdp ? fmt::format("mu = {:g} (Gaussian DP, Dong, Roth & Su 2022); eps at "
+                                          "each delta: its exact profile",
+                                          c.mu)
+                        : c.formula.empty() ? "claimed eps at each delta"
+                                            : "formula " + c.formula);
     t.expect.push_back(c.expect);
     t.reasons.emplace_back();
+    t.mu.push_back(c.mu);
     std::unique_ptr<bounds::ClaimFormula> f;
     if (!c.formula.empty()) f = std::make_unique<bounds::ClaimFormula>(c.name, c.formula);
-    for (std::size_t d = 0; d < t.orders.size(); ++d)
-      t.values.push_back(f ? f->evaluate(sb.params, t.orders[d]) : c.epsilons[d]);
+    for (std::size_t d = 0; d < t.orders.size(); ++d) {
+      // mu-GDP implies (eps, delta(mu, eps))-DP at every eps (bounds/gdp.hpp), so eps(delta)
+      // <= the eps where the GDP profile reaches delta.
+      t.values.push_back(gdp ? bounds::gdp::epsilon(c.mu, t.orders[d])
+                         : f ? f->evaluate(sb.params, t.orders[d])
+                             : c.epsilons[d]);
+    }
+  }
+  return t;
+}
+
+AuditTable gdp_claims(const ClaimTable& claims) {
+  AuditTable t;
+  t.quantity = Quantity::kGdp;
+  t.orders = {0.0};
+  for (std::size_t b = 0; b < claims.mu.size(); ++b) {
+    if (std::isnan(claims.mu[b])) continue;
+    t.names.push_back(claims.names[b]);
+    t.kinds.push_back(claims.kinds[b]);
+    t.sources.push_back(claims.sources[b]);
+    t.expect.push_back(claims.expect[b]);
+    t.reasons.push_back(claims.reasons[b]);
+    t.values.push_back(claims.mu[b]);
+    t.mu.push_back(claims.mu[b]);
   }
   return t;
 }

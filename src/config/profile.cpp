@@ -68,21 +68,30 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       } else {
         c.epsilons.push_back(number(value, at));
       }
+    } else if (k == "mu") {
+      // A Gaussian-DP parameter: > 0 (0-GDP would claim the pair identical) and finite.
+      const auto v = value.value<double>();
+      if (!v || !std::isfinite(*v) || !(*v > 0.0) || *v > kMaxMagnitude)
+        throw InputError(at, r.text(at),
+                         "must be a finite number > 0 (the claimed Gaussian-DP mu), at most "
+                         "1e100");
+      c.mu = *v;
     } else if (k == "expect") {
       const auto* str = value.as_string();
       if (!str) throw InputError(at, r.text(at), "must be a string");
       c.expect = parse_expectation(str->get(), at);
     } else {
       throw InputError(at, r.text(at),
-                       "unknown key (known: name, epsilon, formula, values_file, expect)");
+                       "unknown key (known: name, epsilon, formula, values_file, mu, expect)");
     }
   }
   if (c.name.empty()) throw InputError(claim_key(i, "name"), "<missing>", "required");
-  if (int{has_epsilon} + int{!c.formula.empty()} + int{!c.values_file.empty()} != 1) {
-    throw InputError(claim_key(i, "epsilon"),
-                     has_epsilon ? r.text(claim_key(i, "epsilon")) : "<missing>",
-                     "give exactly one of epsilon (one per profile.deltas), formula and "
-                     "values_file");
+  const bool has_mu = !std::isnan(c.mu);
+  if (int{has_epsilon} + int{!c.formula.empty()} + int{!c.values_file.empty()} + int{has_mu} != 1) {
+    const std::string key = claim_key(i, has_mu && !has_epsilon ? "mu" : "epsilon");
+    throw InputError(key, has_epsilon || has_mu ? r.text(key) : "<missing>",
+                     "give exactly one of epsilon (one per profile.deltas), formula, "
+                     "values_file and mu (a Gaussian-DP claim)");
   }
   return c;
 }
@@ -121,7 +130,8 @@ void read_profile(Scenario& s, Reader& r) {
           throw InputError(claim_key(i, "name"), "\"" + c.name + "\"",
                            "is the name of a custom bound");
       }
-      if (c.formula.empty() && c.values_file.empty() && c.epsilons.size() != p.deltas.size()) {
+      if (c.formula.empty() && c.values_file.empty() && std::isnan(c.mu) &&
+          c.epsilons.size() != p.deltas.size()) {
         throw InputError(
             claim_key(i, "epsilon"), r.text(claim_key(i, "epsilon")),
             fmt::format("one claimed eps per profile.deltas ({} values)", p.deltas.size()));

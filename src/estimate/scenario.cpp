@@ -72,6 +72,7 @@ void add_exact_profile(const config::Scenario& s, const GaussianMixture& p,
   const double scan = static_cast<double>(ExactProfileOptions{}.scan_points) *
                       static_cast<double>(weighted_components(p) + weighted_components(q));
   if (p.dim != 1 || scan > kMaxScanWork) return;
+  out.exact_law = {p, q};
   for (int d : {kForward, kBackward}) {
     const GaussianMixture& a = d == kForward ? p : q;
     const GaussianMixture& b = d == kForward ? q : p;

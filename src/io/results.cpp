@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/io/accountant_record.hpp"
@@ -236,6 +237,37 @@ void write_claims(const Group& g, const audit::ClaimTable& c) {
       "values", c.values.data(),
       shape(static_cast<std::int64_t>(c.names.size()), static_cast<std::int64_t>(c.orders.size())));
   g.dataset("reasons", c.reasons);
+  g.dataset("mu", c.mu.data(), shape(static_cast<std::int64_t>(c.mu.size())));
+}
+
+// The Gaussian-DP parameter (estimates/gdp): one row per (method, direction).
+void write_gdp(const Group& g, const config::Scenario& s,
+               const std::vector<audit::GdpEstimate>& rows) {
+  const std::vector<double> grid = audit::gdp_epsilon_grid(s.profile.epsilons);
+  g.attr("epsilon_grid_max", grid.back());
+  g.attr("delta_floor", audit::kMuDeltaFloor);
+  std::vector<std::string> method, interval;
+  std::vector<int> direction;
+  std::vector<double> value, lower, upper, at, max;
+  for (const auto& r : rows) {
+    method.push_back(r.method);
+    interval.push_back(r.interval);
+    direction.push_back(r.direction);
+    value.push_back(r.value);
+    lower.push_back(r.lower);
+    upper.push_back(r.upper);
+    at.push_back(r.epsilon_at);
+    max.push_back(r.epsilon_max);
+  }
+  const Shape n = shape(static_cast<std::int64_t>(rows.size()));
+  g.dataset("method", method);
+  g.dataset("interval", interval);
+  g.dataset("direction", direction.data(), n);
+  g.dataset("value", value.data(), n);
+  g.dataset("lower", lower.data(), n);
+  g.dataset("upper", upper.data(), n);
+  g.dataset("epsilon_at", at.data(), n);
+  g.dataset("epsilon_max", max.data(), n);
 }
 
 template <typename T, typename F>
@@ -308,6 +340,9 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   c.dataset("bound", bound.data(), n);
   reals("alpha", [](const audit::Cell& x) { return x.alpha; });
   reals("delta", [](const audit::Cell& x) { return x.delta; });
+  texts("quantity", [](const audit::Cell& x) {
+    return std::string(x.gdp ? "mu" : x.is_claim() ? "eps_delta" : "renyi");
+  });
   const auto dir = column<int>(cells, [](const audit::Cell& x) { return x.direction; });
   c.dataset("direction", dir.data(), n);
   reals("bound_value", [](const audit::Cell& x) { return x.bound_value; });
@@ -427,6 +462,7 @@ void ResultsWriter::add_scenario(const config::Scenario& s, const sim::ScenarioT
   write_bounds(g.create_group("bounds"), bounds, s.data.adjacency);
   if (s.profile.enabled) {
     write_profile(g.create_group("estimates/profile"), s, est.profile);
+    write_gdp(g.create_group("estimates/gdp"), s, audit::gdp_estimates(s, est));
     if (claims) write_claims(g.create_group("claims"), *claims);
   }
 }

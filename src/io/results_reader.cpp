@@ -105,8 +105,12 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
                                                   : std::vector<std::string>(scenario.size());
   const auto within = c.has("within_exact_bracket") ? c.read_ints("within_exact_bracket")
                                                     : std::vector<std::int64_t>(scenario.size(), 0);
+  // What each cell tests (since 2.5): "renyi", "eps_delta" or "mu"; before, from delta.
+  const auto quantity =
+      c.has("quantity") ? c.read_strings("quantity") : std::vector<std::string>(scenario.size());
   require_rows("/audit/cells", scenario.size(),
                {{"delta", delta.size()},
+                {"quantity", quantity.size()},
                 {"exact_method", exact_method.size()},
                 {"within_exact_bracket", within.size()}});
   require_rows("/audit/cells", scenario.size(),
@@ -141,8 +145,18 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
     x.bound = static_cast<std::size_t>(bound[i]);
     x.alpha = alpha[i];
     x.delta = delta[i];
-    if (x.is_claim() ? !(x.delta > 0.0 && x.delta < 1.0)
-                     : !(x.alpha > 1.0 && std::isfinite(x.alpha))) {
+    const std::string& what = quantity[i];
+    if (!what.empty() && what != "renyi" && what != "eps_delta" && what != "mu")
+      throw InputError("/audit/cells/quantity", what.substr(0, 80), "renyi, eps_delta or mu");
+    x.gdp = what == "mu";
+    if (x.gdp) {
+      if (!std::isnan(x.alpha) || !std::isnan(x.delta))
+        throw InputError("/audit/cells/alpha", fmt::format("{}", x.alpha),
+                         "NaN (and delta NaN) in a mu cell");
+    } else if (!what.empty() && (what == "eps_delta") != x.is_claim()) {
+      throw InputError("/audit/cells/quantity", what, "eps_delta exactly where delta is set");
+    } else if (x.is_claim() ? !(x.delta > 0.0 && x.delta < 1.0)
+                            : !(x.alpha > 1.0 && std::isfinite(x.alpha))) {
       throw InputError(x.is_claim() ? "/audit/cells/delta" : "/audit/cells/alpha",
                        fmt::format("{}", x.is_claim() ? x.delta : x.alpha),
                        x.is_claim() ? "a delta in (0, 1)" : "an order > 1");
@@ -179,6 +193,31 @@ audit::AuditResult read_audit(const Group& g, std::int64_t scenario_count) {
 }  // namespace
 
 namespace {
+
+// The scenario's Gaussian-DP rows (estimates/gdp), summarised for `report`.
+void read_gdp(const Group& g, ScenarioLine& line) {
+  const auto method = g.read_strings("method");
+  const auto value = g.read_doubles("value");
+  const auto lower = g.read_doubles("lower");
+  const auto at = g.read_doubles("epsilon_at");
+  const auto max = g.read_doubles("epsilon_max");
+  require_rows(g.path(), method.size(),
+               {{"value", value.size()},
+                {"lower", lower.size()},
+                {"epsilon_at", at.size()},
+                {"epsilon_max", max.size()}});
+  for (std::size_t i = 0; i < method.size(); ++i) {
+    if (!(lower[i] >= 0.0) || !(value[i] >= 0.0))
+      g.fail("lower", fmt::format("{}", lower[i]), "mu >= 0 (and value >= 0)");
+    if (method[i] != "exact-profile") {
+      if (!(line.mu_certified >= lower[i])) line.mu_certified = lower[i];
+    } else if (!(line.mu_exact >= value[i])) {
+      line.mu_exact = value[i];
+      line.mu_exact_epsilon = at[i];
+      line.mu_exact_at_grid_end = at[i] == max[i];
+    }
+  }
+}
 
 ResultsSummary read_results_unchecked(const std::string& path) {
   const ReadOnlyFile file(path, "results file");
@@ -224,6 +263,8 @@ ResultsSummary read_results_unchecked(const std::string& path) {
     if (index != i)
       g.fail("@index", std::to_string(index), fmt::format("the scenario's index {}", i));
     check_scenario_data(g, s.trajectories);
+    if (g.has("estimates") && g.open_group("estimates").has("gdp"))
+      read_gdp(g.open_group("estimates").open_group("gdp"), line);
     s.scenarios.push_back(std::move(line));
   }
   s.has_audit = root.has("audit");

@@ -25,6 +25,10 @@ set(noise "[noise]\nsigma = 1\n")
 expect_failure(profile_delta "${base}${noise}[profile]\ndeltas = [1e-5, 1.5]\n" "profile.deltas[1] = 1.5 (delta in (0, 1))")
 expect_failure(profile_eps_grid "${base}${noise}[profile]\nepsilons = [0, 2, 1]\n" "profile.epsilons[2] = 1 (strictly increasing")
 expect_failure(profile_claim_inf "${base}${noise}[profile]\n[[profile.claims]]\nname = \"x\"\nformula = \"ln(delta - delta)\"\n" "profile.claims[0].formula = \"ln(delta - delta)\" (a finite eps at every delta")
+# A Gaussian-DP claim's mu: > 0 and finite, and not beside an epsilon.
+expect_failure(gdp_mu_zero "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 0.0\n" "profile.claims[0].mu = 0.0 (must be a finite number > 0")
+expect_failure(gdp_mu_inf "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = inf\n" "profile.claims[0].mu = inf (must be a finite number > 0")
+expect_failure(gdp_mu_and_eps "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 1.0\nepsilon = 1.0\n" "profile.claims[0].epsilon = 1.0 (give exactly one of epsilon")
 # The exact chain's keys: its grid and its work limit.
 expect_failure(exact_grid "${base}${noise}[estimate]\nexact_cells_per_sd = 3\n" "estimate.exact_cells_per_sd = 3 (must be in [4, 1000])")
 expect_failure(exact_work "${base}${noise}[estimate]\nexact_max_work = -5.0\n" "estimate.exact_max_work = -5.0 (must be in [0, 10^16]")

@@ -56,7 +56,21 @@ with load(out) as r:
           f"claims {c.names}")
     check(c.kinds == ["conversion", "claim", "claim"], f"kinds {c.kinds}")
     check(c.values.shape == (3, 2) and c.values[1, 1] == 1.5693353, f"values {c.values}")
+    check(np.all(np.isnan(c.mu)), f"no Gaussian-DP claim: mu all NaN ({c.mu})")
+    # Since 2.5: the pair's Gaussian-DP mu, exactly 1 here (a Gaussian pair, gap / sd = 1),
+    # certified below it by the profile family.
+    g = s.gdp()
+    check(g is not None and g.epsilon_grid_max == 64, "estimates/gdp is read")
+    got = sorted((row["method"], row["direction"]) for row in g.rows)
+    check(got == methods, f"gdp rows {got}")
+    for row in g.rows:
+        if row["method"] == "exact-profile":
+            check(abs(row["value"] - 1) < 1e-12 and row["lower"] == row["upper"] == row["value"],
+                  f"exact mu {row}")
+        else:
+            check(0.8 < row["lower"] < 1 and row["upper"] == math.inf, f"certified mu {row}")
     a = r.audit()
+    check(set(a.cells["quantity"]) == {"renyi", "eps_delta"}, "cell quantities")
     claim_cells = ~np.isnan(a.cells["delta"])
     check(claim_cells.sum() == 12, f"{claim_cells.sum()} claim cells, expected 3 x 2 x 2")
     check(np.all(np.isnan(a.cells["alpha"][claim_cells])), "claim cells have no order")

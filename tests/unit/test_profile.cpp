@@ -186,6 +186,15 @@ TEST_CASE("[profile] bad input names the key and the value", "[profile][config]"
              Catch::Contains("profile.expect_violated[0] = \"nope\""));
   CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"a\"\nepsilons = [1.0]\n"),
              Catch::Contains("profile.claims[0].epsilons = [ 1.0 ] (unknown key"));
+  CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"g\"\nmu = -1.0\n"),
+             Catch::Contains("profile.claims[0].mu = -1.0 (must be a finite number > 0"));
+  CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"g\"\nmu = nan\n"),
+             Catch::Contains("profile.claims[0].mu = nan (must be a finite number > 0"));
+  CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"g\"\nmu = \"big\"\n"),
+             Catch::Contains("profile.claims[0].mu = \"big\""));
+  CHECK_THAT(error_of("[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 1.0\nformula = \"1\"\n"),
+             Catch::Contains("profile.claims[0].mu = 1.0 (give exactly one of epsilon"));
+  CHECK(error_of("[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 0.5\n") == "no error");
   CHECK(error_of("[profile]\ndeltas = [1e-5]\n") == "no error");
 }
 

@@ -75,8 +75,11 @@ struct Cell {
   /// eps(delta) <= bound_value, and estimate / exact / lower are values of eps(delta).
   double delta = kNaN;
   bool is_claim() const { return delta == delta; }
-  /// The cell's order: alpha for a Renyi bound, delta for a claim.
-  double order() const { return is_claim() ? delta : alpha; }
+  /// A Gaussian-DP claim's mu cell (alpha and delta NaN): its null hypothesis is "the pair is
+  /// bound_value-GDP", and estimate / exact / lower are values of the pair's mu.
+  bool gdp = false;
+  /// The cell's order: alpha for a Renyi bound, delta for a claim, 0 for a mu cell.
+  double order() const { return gdp ? 0.0 : is_claim() ? delta : alpha; }
   int direction = 0;  ///< estimate::kForward or kBackward
   double bound_value = kNaN;
   double estimate = kNaN;  ///< best informative point estimate
@@ -113,9 +116,11 @@ struct Cell {
 /// in files before 2.4).
 std::string exact_source(const Cell& c);
 
-/// The cell's order as a table shows it: "2", or "d=1e-05" for an (eps, delta) claim.
+/// The cell's order as a table shows it: "2", "d=1e-05" for an (eps, delta) claim, "mu" for a
+/// Gaussian-DP claim's mu cell.
 std::string order_text(const Cell& c);
-/// Where a cell is, in words: "alpha 2, R(P||P')" or "delta 1e-05, eps(P||P')".
+/// Where a cell is, in words: "alpha 2, R(P||P')", "delta 1e-05, eps(P||P')" or "mu,
+/// T(P, P')".
 std::string cell_text(const Cell& c);
 
 struct BoundRow {

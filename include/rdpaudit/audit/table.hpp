@@ -11,8 +11,9 @@
 
 namespace rdpaudit::audit {
 
-/// What a table's orders are: Renyi orders alpha, or the deltas of (eps, delta) claims.
-enum class Quantity { kRenyi, kEpsilonDelta };
+/// What a table's orders are: Renyi orders alpha, the deltas of (eps, delta) claims, or the
+/// one order of a Gaussian-DP claim's mu (the pair's trade-off curve; order 0).
+enum class Quantity { kRenyi, kEpsilonDelta, kGdp };
 
 /// values is names x orders, row-major; NaN where a row does not apply (reasons says why).
 struct AuditTable {
@@ -21,6 +22,9 @@ struct AuditTable {
   std::vector<std::string> names, kinds, sources, reasons;
   std::vector<Expectation> expect;
   std::vector<double> values;
+  /// Claims only: per row, the claimed Gaussian-DP mu of a GDP claim (whose values are then
+  /// the eps(delta) of mu-GDP), NaN for every other row.
+  std::vector<double> mu;
   double value(std::size_t row, std::size_t order) const {
     return values[row * orders.size() + order];
   }
@@ -36,7 +40,13 @@ BoundTable audited_bounds(const config::Scenario& s);
 /// audited Renyi bound's consequence (profile.conversions; Canonne, Kamath & Steinke 2020,
 /// Proposition 12, minimised over the bound's audited orders: valid at any order, so a valid
 /// Renyi bound's conversion is a valid claim), then the user's claims. values is names x
-/// deltas (the claimed eps); NaN where a claim does not apply.
+/// deltas (the claimed eps); NaN where a claim does not apply. A Gaussian-DP claim's row holds
+/// eps(delta) of mu-GDP (bounds::gdp::epsilon: the exact profile of mu-GDP, implied by it).
 ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi);
+
+/// The Gaussian-DP claims of a claim table: one row per row of `claims` with a finite mu, one
+/// order (0), values the claimed mu. Its rows share their names (and so their /audit/bounds
+/// row) with their (eps, delta) rows.
+AuditTable gdp_claims(const ClaimTable& claims);
 
 }  // namespace rdpaudit::audit

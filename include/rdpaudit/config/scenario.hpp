@@ -150,10 +150,12 @@ struct EstimateSpec {
 };
 
 /// A user's (eps, delta) claim ([[profile.claims]]): eps(delta) <= the claimed eps, in both
-/// directions, at every delta of profile.deltas.
+/// directions, at every delta of profile.deltas; or a Gaussian-DP claim (profile.claims[i].mu):
+/// the pair is mu-GDP, audited on mu and on its (eps, delta) consequences at profile.deltas.
 struct ClaimText {
   std::string name;
   std::vector<double> epsilons;  ///< one per profile.deltas (profile.claims[i].epsilon)
+  double mu = kNaN;              ///< a GDP claim's mu (> 0, finite); NaN for an (eps, delta) claim
   std::string formula;           ///< or a muparser formula in delta and the scenario's names
   /// or a CSV (path as written, relative to the experiment file): columns the swept keys,
   /// delta, value; resolved into `epsilons` per scenario by bounds::resolve_accountant_values.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
+#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/selection.hpp"
@@ -35,6 +36,9 @@ struct ScenarioEstimates {
   /// Their certified profiles per score and direction, then the exact profile where the last
   /// iterate is a listed 1-D Gaussian mixture ("exact-profile").
   std::vector<ProfileEstimate> profile;
+  /// The exact 1-D laws (P, P') of the "exact-profile" rows (empty without them): the pair's
+  /// exact Gaussian-DP parameter (audit/gdp_mu.hpp) is read from them.
+  std::vector<GaussianMixture> exact_law;
 };
 
 /// The selection phase of a scenario: chooses the score cells on the pilot's last iterates

@@ -20,7 +20,8 @@ inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and sta
 // 2.3: scenario groups padded to the width of the largest index, expect "valid_exact".
 // 2.4: exact-chain estimate rows, the scenario's exact law in estimates@mixture, the audit
 //      cells' exact_method and within_exact_bracket.
-inline constexpr int kFormatMinor = 4;
+// 2.5: Gaussian-DP mu (estimates/gdp, claims/mu, /audit/cells/quantity).
+inline constexpr int kFormatMinor = 5;
 
 /// The group of scenario `index` among `count` (/scenarios/<name>): zero-padded to the width
 /// of the largest index, at least 4 digits ("0007"; "00007" among more than 10^4 scenarios),

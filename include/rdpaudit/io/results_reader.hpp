@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@ struct ScenarioLine {
   /// existed could only hold replace-one pairs. With bounds::bound_adjacency and
   /// bounds::adjacency_mismatch this says where a bound's relation differs from the pair's.
   config::Adjacency adjacency = config::Adjacency::kReplaceOne;
+  /// The pair's Gaussian-DP mu from estimates/gdp (format 2.5, [profile] runs; NaN without):
+  /// the largest certified lower bound over the scores, the larger exact value over the two
+  /// directions and the eps where that supremum was attained (NaN for a closed form), and
+  /// whether it was attained at the grid's last usable eps (mu still growing there).
+  double mu_certified = std::numeric_limits<double>::quiet_NaN();
+  double mu_exact = std::numeric_limits<double>::quiet_NaN();
+  double mu_exact_epsilon = std::numeric_limits<double>::quiet_NaN();
+  bool mu_exact_at_grid_end = false;
 };
 
 struct ResultsSummary {
