@@ -196,11 +196,17 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
       background.push_back(i);
     }
   }
+  // The background records are copies of one row: which of them join does not change the
+  // batch's multiset of rows, only how many (Poisson: Binomial(n - s, q) in law; random
+  // allocation: the counts of n - s balls in t bins).
+  if (scheme_traits(s.scheme).counted) counted.others = !others_inert;
+  if (scheme_traits(s.scheme).allocated && counted.others) {
+    counted.log_keep.assign(static_cast<std::size_t>(s.steps_per_epoch) + 1, 0.0);
+    for (long k = 2; k <= s.steps_per_epoch; ++k)
+      counted.log_keep[static_cast<std::size_t>(k)] = std::log1p(-1.0 / static_cast<double>(k));
+  }
   if (scheme_traits(s.scheme).poisson) {
-    // The background records are copies of one row: which of them join does not change the
-    // batch's multiset of rows, only how many, and that is Binomial(n - s, q) in law.
-    poisson.others = !others_inert;
-    poisson.count = boost::random::binomial_distribution<int, double>(
+    counted.poisson = boost::random::binomial_distribution<int, double>(
         static_cast<int>(background.size()), std::min(s.sampling_rate, 1.0));
   }
   if (!scheme_traits(s.scheme).subset_each_step) return;
@@ -260,7 +266,7 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       draws_(shared != nullptr ? shared : own_draws_.get()),
       subset_keys_(draws_->subset_keys),
       // By distinguished records, a draw needs at most kSubsetChunk keys or s positions, and
-      // order_ is filled only when asked for (build_order, poisson_batch): a schedule's size,
+      // order_ is filled only when asked for (build_order, counted_batch): a schedule's size,
       // and the cost of making one, do not grow with n.
       offsets_(static_cast<std::size_t>(
           draws_->by_distinguished
@@ -268,7 +274,7 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
               : std::max(
                     {s.n(), kSubsetChunk * std::max(s.batch_size, 1 + kMaxDistinguished), 1}))) {
   if (!draws_->by_distinguished) order_ = fixed;
-  if (traits_.allocated) {
+  if (traits_.allocated && !draws_->by_distinguished) {
     allocation_start_.assign(static_cast<std::size_t>(per_epoch_) + 1, 0);
     allocation_step_.assign(static_cast<std::size_t>(n_), 0);
     allocation_cursor_.assign(static_cast<std::size_t>(per_epoch_), 0);
@@ -408,9 +414,7 @@ void BatchSchedule::allocate() {
   ++generation_;
 }
 
-const int* BatchSchedule::poisson_batch(int& count) {
-  int others = 0;
-  const std::uint32_t mask = next_poisson(others);
+const int* BatchSchedule::counted_batch(std::uint32_t mask, int others, int& count) {
   // The background records first, so that a batch's record sum, formed in this order, is the
   // sum of `others` background rows and then the distinguished ones (the simulator's lanes
   // form it so from a table of the former).

@@ -42,7 +42,7 @@ DatasetRecords records_of(const Scenario& s, bool prime) {
   return r;
 }
 
-PoissonSums::PoissonSums(const BatchDraws& draws, const DataView& data, int d)
+CountedSums::CountedSums(const BatchDraws& draws, const DataView& data, int d)
     : draws_(&draws), x_(data.x) {
   const std::vector<int>& dist = draws.distinguished;
   for (std::size_t j = 0; j < dist.size(); ++j) {
@@ -62,14 +62,14 @@ PoissonSums::PoissonSums(const BatchDraws& draws, const DataView& data, int d)
 }
 
 BatchDraws draws_of(const Scenario& s, const DataView& data) {
-  const bool poisson = scheme_traits(s.scheme).poisson;
-  if (!sums_records(s) || (data.crafted_index >= 0 && !poisson)) return BatchDraws(s);
+  const bool counted = scheme_traits(s.scheme).counted;
+  if (!sums_records(s) || (data.crafted_index >= 0 && !counted)) return BatchDraws(s);
   auto distinguished = distinguished_records(data.x, data.labels, data.n, data.p);
   if (!distinguished) return BatchDraws(s);
   std::vector<int>& dist = *distinguished;
   if (data.crafted_index >= 0) {
-    // Poisson: the crafted record's inclusion is drawn like a distinguished record's, so a
-    // batch says whether it holds it, whatever its row (zeros) copies.
+    // Counted schemes: the crafted record's inclusion is drawn like a distinguished
+    // record's, so a batch says whether it holds it, whatever its row (zeros) copies.
     const auto at = std::lower_bound(dist.begin(), dist.end(), data.crafted_index);
     if (at == dist.end() || *at != data.crafted_index) {
       if (dist.size() == static_cast<std::size_t>(kMaxDistinguished)) return BatchDraws(s);

@@ -20,17 +20,17 @@ struct DatasetRecords {
   DataView view;
 };
 
-/// By_distinguished Poisson (BatchDraws::Poisson): the record sum of the batch of `others`
+/// By_distinguished counted schemes (BatchDraws::Counted): the record sum of the batch of `others`
 /// background records followed by the distinguished ones of `mask`, as sum_records forms it
 /// over BatchSchedule::next()'s indices, at O(1) in n: from a table of the sums of the first k
 /// background rows (0.0, then one row added at a time; up to kMaxRows doubles, the rows past
 /// it added one by one), none where those rows are zeros (every such sum is 0.0).
-class PoissonSums {
+class CountedSums {
  public:
   static constexpr long kMaxRows = 32768;
-  PoissonSums() = default;
+  CountedSums() = default;
   /// `draws` must outlive the object; d: the record width.
-  PoissonSums(const BatchDraws& draws, const DataView& data, int d);
+  CountedSums(const BatchDraws& draws, const DataView& data, int d);
   /// Where the crafted record is among the distinguished ones (its mask bit); 0 if none.
   int crafted_bit() const { return crafted_bit_; }
   template <int D>

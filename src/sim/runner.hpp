@@ -55,7 +55,8 @@ class TrajectoryRunner {
         dataset_(dataset),
         project_(std::isfinite(s.projection_diameter)),
         id_(g_next_runner_id.fetch_add(1)),
-        draws_(draws_of(s, data)) {
+        draws_(draws_of(s, data)),
+        counted_(draws_.by_distinguished && scheme_traits(s.scheme).counted) {
     if constexpr (Loss::kSumOfRecords) {
       // Sampling without replacement, few possible batches: the record sum of every batch,
       // by key (BatchSchedule::next_subset_key), formed as sum_records forms it. Not with a
@@ -70,8 +71,7 @@ class TrajectoryRunner {
             sum_records<Loss::d>(data_, idx.data(), s.batch_size, &subset_sums_[r * Loss::d]);
         }
       }
-      if (scheme_traits(s.scheme).poisson && draws_.by_distinguished)
-        poisson_sums_ = PoissonSums(draws_, data_, Loss::d);
+      if (counted_) counted_sums_ = CountedSums(draws_, data_, Loss::d);
       if (scheme_traits(s.scheme).partition && draws_.by_distinguished) {
         // A batch of b background records, summed as sum_records sums it (every batch
         // without a distinguished record).
@@ -246,9 +246,10 @@ class TrajectoryRunner {
   /// (`subset`) fills the sums of the next kNoiseSteps steps of every lane at once, from the
   /// table of every batch's sum by rank where there is one (subset_sums_). By_distinguished
   /// partitions with too many batches to cache (`positions`) form each step's batch sum from
-  /// the distinguished records' positions (store_batch_by_positions). Poisson draws each
-  /// lane's batch every step (by distinguished records: a mask and a count, summed by
-  /// PoissonSums). Sums are formed in the order add_gradient forms them,
+  /// the distinguished records' positions (store_batch_by_positions). Poisson and random
+  /// allocation draw each lane's batch every step (by distinguished records: a mask and a
+  /// count, next_counted, summed by CountedSums). Sums are formed in the order add_gradient
+  /// forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
@@ -314,16 +315,16 @@ class TrajectoryRunner {
         for (int w = 0; w < lanes; ++w) store_batch_by_positions(batches[w], w, j, sums.data());
         if (++j == per_epoch) j = 0;
       } else if constexpr (!partition) {
-        if (draws_.by_distinguished) {  // Poisson: O(1) in the number of records
+        if (counted_) {  // a mask and a count: O(1) in the number of records
           for (int w = 0; w < lanes; ++w) {
             int others = 0;
-            const std::uint32_t mask = batches[w].next_poisson(others);
+            const std::uint32_t mask = batches[w].next_counted(others);
             size[w] = others + __builtin_popcount(mask);
             if (crafted)
               holds[static_cast<std::size_t>(w)] =
-                  static_cast<int>(mask >> poisson_sums_.crafted_bit() & 1);
+                  static_cast<int>(mask >> counted_sums_.crafted_bit() & 1);
             double sum[d];
-            poisson_sums_.sum<d>(others, mask, sum);
+            counted_sums_.sum<d>(others, mask, sum);
             for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>(k * kLanes + w)] = sum[k];
           }
         } else {
@@ -570,8 +571,10 @@ class TrajectoryRunner {
   bool project_;
   std::uint64_t id_;  ///< LaneScratch::runner; a copy would share it, hence no copies
   BatchDraws draws_;  ///< shared by every trajectory's BatchSchedule
-  std::vector<double> subset_sums_;           ///< by batch key, d per batch (empty: no table)
-  PoissonSums poisson_sums_;                  ///< by_distinguished Poisson
+  std::vector<double> subset_sums_;  ///< by batch key, d per batch (empty: no table)
+  /// draws_ by distinguished records of a counted scheme (SchemeTraits::counted)
+  bool counted_;
+  CountedSums counted_sums_;                  ///< counted_
   std::vector<double> background_batch_sum_;  ///< by_distinguished partitions: b background rows
   bool background_zero_ = false;  ///< by_distinguished partitions: the background rows are zeros
 };

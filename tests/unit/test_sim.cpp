@@ -471,6 +471,7 @@ TEST_CASE("a crafted record: the optimised kernels give the numbers of a plain l
         Case{"shuffle_each_epoch", 5, 2, "gradient = [1.5, -0.5]"},
         Case{"sample_without_replacement", 5, 2, "gradient_formula = \"sin(t + k)\""},
         Case{"poisson", 5, 2, "gradient_formula = \"(t == 0) * 2\""},
+        Case{"random_allocation", 6, 2, "gradient_formula = \"(t < 4) * (2 - k)\""},
         Case{"full_batch", 5, 5, "gradient = [1.5, -0.5]"},
         Case{"fixed_order", 4100, 1, "gradient_formula = \"(rint(t / 7) == t / 7) * (k - 1)\""}}) {
     for (const char* loss : {"quadratic", "linear"}) {
@@ -791,15 +792,16 @@ TEST_CASE("records that copy one row: the kernels give the plain loop's numbers,
   // Schedules drawn by distinguished records (BatchDraws): s = 0 in D and 1 in D' (the
   // worst-case preset), 2 in D and 3 in D' (the replaced record is distinguished in D' only),
   // a batch larger than store_distinguished_batches lists on the stack, and records left out of
-  // every batch (n - m b > 0).
+  // every batch (n - m b > 0). Random allocation where b divides n.
   struct Case {
     int n, b;
     std::vector<int> distinguished;  // of D, rows (k + 1, -k) at these; background (0.5, -1)
     int replaced;                    // replaced by (4, -3) in D'
     std::size_t s_d, s_dprime;
   };
-  for (const Case& c : {Case{50, 2, {}, 0, 0, 1}, Case{9, 2, {1, 4}, 6, 2, 3},
-                        Case{11, 4, {0, 10}, 5, 2, 3}, Case{141, 70, {3, 77}, 140, 2, 3}}) {
+  for (const Case& c :
+       {Case{50, 2, {}, 0, 0, 1}, Case{9, 2, {1, 4}, 6, 2, 3}, Case{11, 4, {0, 10}, 5, 2, 3},
+        Case{141, 70, {3, 77}, 140, 2, 3}, Case{12, 3, {2, 7}, 11, 2, 3}}) {
     std::string points = "[";
     for (int i = 0; i < c.n; ++i) {
       const auto at = std::find(c.distinguished.begin(), c.distinguished.end(), i);
@@ -807,8 +809,9 @@ TEST_CASE("records that copy one row: the kernels give the plain loop's numbers,
       points += at == c.distinguished.end() ? "[0.5, -1.0]" : fmt::format("[{}, {}]", k + 1, -k);
       points += i + 1 < c.n ? ", " : "]";
     }
-    for (const char* scheme :
-         {"shuffle_partition", "shuffle_each_epoch", "sample_without_replacement", "poisson"}) {
+    for (const char* scheme : {"shuffle_partition", "shuffle_each_epoch",
+                               "sample_without_replacement", "poisson", "random_allocation"}) {
+      if (std::string(scheme) == "random_allocation" && c.n % c.b != 0) continue;
       for (const char* loss : {"quadratic", "linear"}) {
         const std::string text =
             fmt::format(R"(
@@ -841,13 +844,13 @@ epochs = 5
       }
     }
   }
-  SECTION("not for the logistic loss, nor with a crafted record but under Poisson") {
+  SECTION("not for the logistic loss, nor with a crafted record but under the counted schemes") {
     CHECK_FALSE(sim::batch_draws(scenario_of(kLogisticPoisson), sim::kD).by_distinguished);
     auto s = scenario_of(kQuadratic2d);
     CHECK(sim::batch_draws(s, sim::kDPrime).by_distinguished);
     s.scheme = config::BatchScheme::kPoisson;
     CHECK(sim::batch_draws(s, sim::kDPrime).by_distinguished);
-    CHECK(sim::batch_draws(s, sim::kDPrime).poisson.others);  // quadratic: the count matters
+    CHECK(sim::batch_draws(s, sim::kDPrime).counted.others);  // quadratic: the count matters
     s.scheme = config::BatchScheme::kFixedOrder;
     CHECK_FALSE(sim::batch_draws(s, sim::kDPrime).by_distinguished);
     auto crafted = scenario_of(R"(
@@ -872,14 +875,16 @@ sigma = 1.0
 )");
     REQUIRE(crafted.data.crafted);
     CHECK_FALSE(sim::batch_draws(crafted, sim::kD).by_distinguished);
-    // Poisson: the crafted record is distinguished, whatever its row; the others, rows of
-    // zeros under the linear loss, add nothing and are not counted.
-    crafted.scheme = config::BatchScheme::kPoisson;
-    for (auto dataset : {sim::kD, sim::kDPrime}) {
-      const sim::BatchDraws draws = sim::batch_draws(crafted, dataset);
-      CHECK(draws.by_distinguished);
-      CHECK(draws.distinguished == std::vector<int>{1});
-      CHECK_FALSE(draws.poisson.others);
+    // Poisson and random allocation: the crafted record is distinguished, whatever its row;
+    // the others, rows of zeros under the linear loss, add nothing and are not counted.
+    for (auto scheme : {config::BatchScheme::kPoisson, config::BatchScheme::kRandomAllocation}) {
+      crafted.scheme = scheme;
+      for (auto dataset : {sim::kD, sim::kDPrime}) {
+        const sim::BatchDraws draws = sim::batch_draws(crafted, dataset);
+        CHECK(draws.by_distinguished);
+        CHECK(draws.distinguished == std::vector<int>{1});
+        CHECK_FALSE(draws.counted.others);
+      }
     }
   }
 }
@@ -964,7 +969,7 @@ steps = 4
 {})",
         loss, std::string(loss) == "quadratic" ? "lambda = 0.7" : "", points_with(20000, {7}),
         kNoiseAndInit));
-    REQUIRE(sim::batch_draws(s, sim::kD).poisson.others);
+    REQUIRE(sim::batch_draws(s, sim::kD).counted.others);
     check_by_distinguished(s, 8, loss);
   }
 }

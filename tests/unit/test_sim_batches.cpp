@@ -550,7 +550,7 @@ TEST_CASE("Poisson by distinguished records: the definition, and the law of inde
     const auto fixed = sim::fixed_order(s);
     const sim::BatchDraws draws(s, c.distinguished);
     REQUIRE(draws.by_distinguished);
-    REQUIRE(draws.poisson.others);
+    REQUIRE(draws.counted.others);
     const int count = static_cast<int>(c.distinguished.size()), others = c.n - count;
     rng::Stream mine({4, 0, 0, 6, rng::Purpose::kBatch}), theirs = mine, listed = mine;
     sim::BatchSchedule batches(s, fixed, draws, mine), by_index(s, fixed, draws, listed);
@@ -573,7 +573,7 @@ TEST_CASE("Poisson by distinguished records: the definition, and the law of inde
     const long steps = 200000;
     for (long t = 0; t < steps; ++t) {
       int k = 0;
-      const std::uint32_t mask = batches.next_poisson(k);
+      const std::uint32_t mask = batches.next_counted(k);
       std::uint32_t want = 0;
       for (int j = 0; j < count; ++j) want |= static_cast<std::uint32_t>(theirs.uniform() < q) << j;
       REQUIRE(mask == want);
@@ -673,4 +673,138 @@ TEST_CASE("random allocation: one stream id gives one schedule", "[sim][batches]
   };
   CHECK(listed(9) == listed(9));
   CHECK(listed(9) != listed(10));
+}
+
+namespace {
+
+// Binomial(m, 1/bins) as docs/rng.md defines random allocation's background counts: by
+// inversion where the mean is below 11 (terms P(k) = P(k - 1) ((m + 1) s / k - s), s =
+// 1/(bins - 1), from P(0) = exp(m log1p(-1/bins))), otherwise Boost's sampler.
+int allocation_count(int m, long bins, rng::Stream& stream) {
+  if (bins == 1 || m == 0) return m;
+  if (m >= 11.0 * static_cast<double>(bins))
+    return boost::random::binomial_distribution<int, double>(m, 1.0 / bins)(stream);
+  const double s = 1.0 / static_cast<double>(bins - 1), a = (m + 1) * s;
+  double r = std::exp(m * std::log1p(-1.0 / static_cast<double>(bins)));
+  double u = stream.uniform();
+  int x = 0;
+  while (u > r) {
+    u -= r;
+    ++x;
+    const double next = (a / x - s) * r;
+    if (next < 0x1.0p-52 && next < r) break;
+    r = next;
+  }
+  return std::min(x, m);
+}
+
+}  // namespace
+
+TEST_CASE("random allocation by distinguished records: steps, multinomial counts, next()",
+          "[sim][batches][allocation]") {
+  // n = 12, b = 3: t = 4 steps per epoch, records 5 and 9 distinguished, 10 background
+  // records. Against a replica of the definition (docs/rng.md): each epoch, the distinguished
+  // records' steps below(t), then at step i Binomial(m, 1/(t - i)) of the m background
+  // records not yet placed (all m at the last step). In law: record 5's steps in two epochs
+  // uniform on the 16 pairs; the count at steps 1 and 3 (the last, the remainder) each
+  // Binomial(10, 1/4); each epoch's counts add up to 10.
+  const int n = 12, b = 3, t = 4, others = 10;
+  const auto s = scenario("random_allocation", n, b);
+  REQUIRE(s.steps_per_epoch == t);
+  const auto fixed = sim::fixed_order(s);
+  const std::vector<int> dist{5, 9};
+  const sim::BatchDraws draws(s, dist);
+  REQUIRE(draws.by_distinguished);
+  REQUIRE(draws.counted.others);
+  const long trajectories = 20000;
+  std::map<std::vector<int>, long> steps_of_5;
+  std::map<int, long> at1, at3;
+  for (long id = 0; id < trajectories; ++id) {
+    rng::Stream mine({5, 0, 0, static_cast<std::uint64_t>(id), rng::Purpose::kBatch});
+    rng::Stream theirs = mine, listed = mine;
+    sim::BatchSchedule batches(s, fixed, draws, mine), by_index(s, fixed, draws, listed);
+    std::vector<int> at5;
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      int step[2];
+      for (int& k : step) k = static_cast<int>(theirs.below(t));
+      int left = others, total = 0;
+      for (int i = 0; i < t; ++i) {
+        int k = 0;
+        const std::uint32_t mask = batches.next_counted(k);
+        const int want_k = allocation_count(left, t - i, theirs);
+        left -= want_k;
+        REQUIRE(k == want_k);
+        REQUIRE(mask == (static_cast<std::uint32_t>(step[0] == i) |
+                         static_cast<std::uint32_t>(step[1] == i) << 1));
+        int size = 0;
+        const int* idx = by_index.next(size);
+        std::vector<int> expect(draws.background.begin(), draws.background.begin() + k);
+        for (int j = 0; j < 2; ++j) {
+          if (mask >> j & 1) expect.push_back(dist[static_cast<std::size_t>(j)]);
+        }
+        REQUIRE(std::vector<int>(idx, idx + size) == expect);
+        total += k;
+        if (i == 1) ++at1[std::min(k, 6)];  // 6 and more pooled (probability 0.020)
+        if (i == 3) ++at3[std::min(k, 6)];
+      }
+      REQUIRE(total == others);
+      at5.push_back(step[0]);
+    }
+    REQUIRE(mine.position() == theirs.position());
+    ++steps_of_5[at5];
+  }
+  CHECK(looks_uniform(steps_of_5, t * t, trajectories));
+  std::map<int, double> binomial;
+  double below = 0;
+  for (int k = 0; k < 6; ++k) {
+    binomial[k] = choose(others, k) * std::pow(0.25, k) * std::pow(0.75, others - k);
+    below += binomial[k];
+  }
+  binomial[6] = 1.0 - below;
+  CHECK(fits_law(at1, binomial, trajectories * 2));
+  CHECK(fits_law(at3, binomial, trajectories * 2));
+
+  SECTION("means of 11 and more: Boost's sampler, the law Binomial(n - s, 1/t)") {
+    // n = 240, b = 120: t = 2, the first step's count of the 239 background records has
+    // mean 119.5; the second step takes the rest.
+    const auto big = scenario("random_allocation", 240, 120);
+    const sim::BatchDraws draws_big(big, {7});
+    const auto fixed_big = sim::fixed_order(big);
+    std::map<int, long> first;
+    std::map<int, double> law;
+    const auto pmf = [](int k) {
+      return std::exp(std::lgamma(240.0) - std::lgamma(k + 1.0) - std::lgamma(240.0 - k) -
+                      239.0 * std::log(2.0));
+    };
+    for (int k = 0; k <= 239; ++k) law[std::clamp(k, 100, 139)] += pmf(k);
+    const long draws_count = 20000;
+    for (long id = 0; id < draws_count; ++id) {
+      rng::Stream mine({6, 0, 0, static_cast<std::uint64_t>(id), rng::Purpose::kBatch});
+      rng::Stream theirs = mine;
+      sim::BatchSchedule batches(big, fixed_big, draws_big, mine);
+      int k0 = 0, k1 = 0;
+      batches.next_counted(k0);
+      batches.next_counted(k1);
+      theirs.below(2);
+      REQUIRE(k0 == allocation_count(239, 2, theirs));
+      REQUIRE(k0 + k1 == 239);
+      ++first[std::clamp(k0, 100, 139)];
+    }
+    CHECK(fits_law(first, law, draws_count));
+  }
+
+  SECTION("inert others: only the distinguished records' steps are drawn") {
+    const sim::BatchDraws inert(s, dist, true);
+    REQUIRE_FALSE(inert.counted.others);
+    rng::Stream mine({5, 0, 0, 1, rng::Purpose::kBatch}), theirs = mine;
+    sim::BatchSchedule batches(s, fixed, inert, mine);
+    for (int i = 0; i < t; ++i) {
+      int k = -1;
+      batches.next_counted(k);
+      CHECK(k == 0);
+    }
+    theirs.below(t);
+    theirs.below(t);
+    CHECK(mine.position() == theirs.position());
+  }
 }

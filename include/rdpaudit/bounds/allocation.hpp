@@ -7,9 +7,10 @@
 // where P_{t,eta} is Poisson subsampling at rate eta over the same t steps.  Their neighbouring
 // relation is add/remove (a record against the null element).
 //
-// The simulator has no such scheme yet, and none of its schemes is one (a shuffled partition
-// fills every batch with exactly b records, so the records' steps are not independent), so the
-// bound is not in the catalogue: these are the functions a random-allocation scheme will use.
+// The simulator has the scheme (training.scheme = "random_allocation"), but the bound is not
+// in the catalogue, whose entries are R_alpha bounds: the theorem bounds the privacy profile
+// itself (its t delta0 + delta terms have no Renyi form), and only for one allocation (T <= t
+// steps), docs/bounds.md section 10. These are the functions such a profile bound would use.
 #pragma once
 
 #include <vector>

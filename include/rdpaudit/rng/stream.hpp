@@ -19,14 +19,16 @@ namespace rdpaudit::rng {
 /// turns them into batches and noise, change (1: Philox2x64-10; 2: ARS-7, 256-layer ziggurat;
 /// 3: normals one word each with a retry sequence, 1024 layers, batch draws of interchangeable
 /// records; 4: their sampling without replacement by base-256 digits; 5: their Poisson
-/// sampling by the distinguished records' inclusions and a binomial count of the others).
+/// sampling by the distinguished records' inclusions and a binomial count of the others; 6:
+/// their random allocation by the distinguished records' steps and the others' counts, one
+/// step's binomial at a time).
 /// Written to every results file (`generator`), so two files say whether their numbers can be
 /// compared draw for draw.
 inline constexpr const char* kGenerator =
-    "generator 5: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
+    "generator 6: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
     "slow draws from the retry sequence; batches drawn for interchangeable records, their "
-    "sampling without replacement by base-256 digits, their Poisson sampling by a binomial "
-    "count of the others (docs/rng.md)";
+    "sampling without replacement by base-256 digits, their Poisson sampling and random "
+    "allocation by binomial counts of the others (docs/rng.md)";
 
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.

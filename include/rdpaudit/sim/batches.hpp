@@ -6,6 +6,7 @@
 #include <boost/random/binomial_distribution.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -32,6 +33,10 @@ struct SchemeTraits {
   /// Where all records but a few copy one row, may draw only those few records' positions
   /// or inclusions, and how many others join (BatchDraws::by_distinguished).
   bool by_distinguished = false;
+  /// By_distinguished, a step's batch is a mask of the distinguished records and a count of
+  /// background records (BatchSchedule::next_counted): the records' memberships are drawn
+  /// step by step, not as positions in an order or a key of a subset; its size varies.
+  bool counted = false;
 };
 
 constexpr SchemeTraits scheme_traits(config::BatchScheme scheme) {
@@ -50,13 +55,13 @@ constexpr SchemeTraits scheme_traits(config::BatchScheme scheme) {
       t.subset_each_step = t.by_distinguished = true;
       break;
     case config::BatchScheme::kPoisson:
-      t.poisson = t.by_distinguished = true;
+      t.poisson = t.by_distinguished = t.counted = true;
       break;
     case config::BatchScheme::kFullBatch:
       t.partition = true;
       break;
     case config::BatchScheme::kRandomAllocation:
-      t.allocated = true;
+      t.allocated = t.by_distinguished = t.counted = true;
       break;
   }
   return t;
@@ -93,14 +98,15 @@ struct BatchDraws {
   explicit BatchDraws(const config::Scenario& s);
   /// The records not in `distinguished` (ascending, at most kMaxDistinguished) are copies
   /// of one background row: shuffle_partition, shuffle_each_epoch and
-  /// sample_without_replacement draw only where the distinguished records go, Poisson only
-  /// the distinguished records' inclusions and how many others join (by_distinguished); the
-  /// other schemes draw as the first constructor. The batches then have the law of the full
-  /// draws as multisets of rows only: for sum-of-records losses without a crafted record
-  /// (Poisson: with one, the crafted record among the distinguished; docs/rng.md,
-  /// "Interchangeable records"). `others_inert`: the background records add nothing to any
-  /// gradient, whatever their number (the linear loss on rows of zeros), so Poisson does not
-  /// draw how many join.
+  /// sample_without_replacement draw only where the distinguished records go, Poisson and
+  /// random allocation (the counted schemes) only the distinguished records' inclusions or
+  /// steps and how many others join (by_distinguished); the other schemes draw as the first
+  /// constructor. The batches then have the law of the full draws as multisets of rows only:
+  /// for sum-of-records losses without a crafted record (counted schemes: with one, the
+  /// crafted record among the distinguished; docs/rng.md, "Interchangeable records").
+  /// `others_inert`: the background records add nothing to any gradient, whatever their
+  /// number (the linear loss on rows of zeros), so the counted schemes do not draw how many
+  /// join.
   BatchDraws(const config::Scenario& s, std::vector<int> distinguished, bool others_inert = false);
 
   bool by_distinguished;           ///< the draws of the second constructor
@@ -134,16 +140,30 @@ struct BatchDraws {
   /// False, with nothing written, for a mask no batch has (more than b records, or fewer
   /// than b - (background records)).
   bool subset_of_key(int n, int b, std::uint32_t key, int* out) const;
-  /// By_distinguished Poisson: each step, distinguished record j is in the batch iff
-  /// U_j < q (U_j = Stream::uniform(), j = 0, 1, ..., s - 1), then the number of background
-  /// records that join is drawn from Binomial(n - s, q) (Boost's binomial_distribution: BTRD,
-  /// inversion below mean 11) unless they are inert; the batch is that many background
-  /// records (the first ones, ascending) followed by the distinguished ones chosen. q >= 1:
-  /// every record, nothing drawn.
-  struct Poisson {
+  /// The counted schemes by distinguished records (BatchSchedule::next_counted); the batch
+  /// is the step's count of background records (the first ones, ascending) followed by the
+  /// distinguished ones it holds.
+  /// Poisson: each step, distinguished record j is in the batch iff U_j < q (U_j =
+  /// Stream::uniform(), j = 0, 1, ..., s - 1), then the number of background records that
+  /// join is drawn from Binomial(n - s, q) (Boost's binomial_distribution: BTRD, inversion
+  /// below mean 11) unless they are inert. q >= 1: every record, nothing drawn.
+  /// Random allocation: at the first step of each epoch of t steps, distinguished record
+  /// j = 0, 1, ..., s - 1 draws its step Stream::below(t); then at step i of the epoch the
+  /// background count is Binomial(m, 1/(t - i)), m the background records not yet placed in
+  /// the epoch (the last step, or m = 0: all m, nothing drawn), unless they are inert: the
+  /// multinomial of n - s balls in t equally likely bins, one bin at a time. Where the mean
+  /// m/(t - i) is below kInversionMean the binomial is drawn by inversion (Boost's algorithm
+  /// for such means, with (1 - p)^m from the table below), otherwise by Boost's sampler.
+  struct Counted {
     bool others = false;  ///< the background count is drawn (not inert)
-    boost::random::binomial_distribution<int, double> count;
-  } poisson;
+    /// Poisson's Binomial(n - s, q)
+    boost::random::binomial_distribution<int, double> poisson;
+    /// Random allocation, others drawn: log(1 - 1/k) at [k] for k = 2 .. t (steps left)
+    std::vector<double> log_keep;
+  } counted;
+  /// Binomial means below this are drawn by inversion (BatchSchedule::allocated_step), as
+  /// Boost's binomial_distribution draws them.
+  static constexpr double kInversionMean = 11.0;
 
  private:
   BatchDraws(const config::Scenario& s, bool by_distinguished, std::vector<int> distinguished,
@@ -163,11 +183,11 @@ class BatchSchedule {
   /// Indices of the batch of the next step (steps 0, 1, 2, ... in order); valid until the
   /// next call.
   const int* next(int& count);
-  /// By_distinguished Poisson (BatchDraws::Poisson): the next step's batch as the mask of the
-  /// distinguished records in it (bit j: BatchDraws::distinguished[j]) and, in `others`, how
-  /// many background records join (0 where they are inert). next() returns the same batch as
-  /// record indices (the background ones first).
-  std::uint32_t next_poisson(int& others);
+  /// By_distinguished counted schemes (BatchDraws::Counted): the next step's batch as the
+  /// mask of the distinguished records in it (bit j: BatchDraws::distinguished[j]) and, in
+  /// `others`, how many background records join (0 where they are inert). next() returns the
+  /// same batch as record indices (the background ones first).
+  std::uint32_t next_counted(int& others);
   /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
   /// that know the scheme and want it inlined.
   const int* next_subset();
@@ -267,8 +287,11 @@ class BatchSchedule {
   /// Stream::below(t); order_ holds the records by step (ascending within a step), step j's
   /// from allocation_start_[j] to allocation_start_[j + 1].
   void allocate();
-  /// next() of by_distinguished Poisson: next_poisson()'s batch as record indices in order_.
-  const int* poisson_batch(int& count);
+  /// next_counted() of random allocation, for step j of the epoch.
+  std::uint32_t allocated_step(long j, int& others);
+  /// next() of the by_distinguished counted schemes: the batch of mask and others (as
+  /// next_counted gives them) as record indices in order_.
+  const int* counted_batch(std::uint32_t mask, int others, int& count);
 
   config::BatchScheme scheme_;
   SchemeTraits traits_;
@@ -299,6 +322,10 @@ class BatchSchedule {
   /// record's step in the epoch (n entries), each step's next free slot (t entries); empty
   /// for other schemes
   std::vector<int> allocation_start_, allocation_step_, allocation_cursor_;
+  /// Random allocation by distinguished records: each distinguished record's step in the
+  /// epoch, and the background records not yet placed in it
+  int allocated_at_[kMaxDistinguished] = {};
+  int others_left_ = 0;
   int run_next_ = kSelectionRun;
 };
 
@@ -313,15 +340,62 @@ inline const int* BatchSchedule::next_subset() {
   return subsets_.data() + static_cast<long>(subset_step_++) * b_;
 }
 
-inline std::uint32_t BatchSchedule::next_poisson(int& others) {
+inline std::uint32_t BatchSchedule::next_counted(int& others) {
+  if (traits_.allocated) {
+    const long j = step_in_epoch_;
+    if (++step_in_epoch_ == per_epoch_) step_in_epoch_ = 0;
+    return allocated_step(j, others);
+  }
   const int s = distinguished_count();
   if (q_ >= 1.0) {  // every record, nothing drawn
-    others = draws_->poisson.others ? n_ - s : 0;
+    others = draws_->counted.others ? n_ - s : 0;
     return (std::uint32_t{1} << s) - 1;
   }
   std::uint32_t mask = 0;
   for (int j = 0; j < s; ++j) mask |= static_cast<std::uint32_t>(stream_.uniform() < q_) << j;
-  others = draws_->poisson.others ? draws_->poisson.count(stream_) : 0;
+  others = draws_->counted.others ? draws_->counted.poisson(stream_) : 0;
+  return mask;
+}
+
+inline std::uint32_t BatchSchedule::allocated_step(long j, int& others) {
+  const int s = distinguished_count();
+  if (j == 0) {  // a new epoch: the distinguished records' steps, every background one unplaced
+    for (int k = 0; k < s; ++k)
+      allocated_at_[k] = static_cast<int>(stream_.below(static_cast<std::uint64_t>(per_epoch_)));
+    others_left_ = n_ - s;
+  }
+  std::uint32_t mask = 0;
+  for (int k = 0; k < s; ++k) mask |= static_cast<std::uint32_t>(allocated_at_[k] == j) << k;
+  others = 0;
+  if (draws_->counted.others) {
+    // Of the m background records not in steps 0 .. j-1, each is in step j with probability
+    // 1/(t - j) given where the others went: the multinomial, one bin at a time.
+    const long bins = per_epoch_ - j;
+    const int m = others_left_;
+    if (bins == 1 || m == 0) {
+      others = m;
+    } else if (m < BatchDraws::kInversionMean * static_cast<double>(bins)) {
+      // Inversion, as Boost's binomial_distribution draws small means: P(0) = (1 - p)^m, then
+      // P(k) = P(k - 1) ((m + 1) s / k - s), s = p / (1 - p) = 1 / (bins - 1), subtracted
+      // from U until U falls below one (or the terms fall below the double's epsilon).
+      const double odds = 1.0 / static_cast<double>(bins - 1), a = (m + 1) * odds;
+      double r = std::exp(m * draws_->counted.log_keep[static_cast<std::size_t>(bins)]);
+      double u = stream_.uniform();
+      int x = 0;
+      while (u > r) {
+        u -= r;
+        ++x;
+        const double next = (a / x - odds) * r;
+        if (next < std::numeric_limits<double>::epsilon() && next < r) break;
+        r = next;
+      }
+      others = std::min(x, m);
+    } else {
+      others = boost::random::binomial_distribution<int, double>(
+          m, 1.0 / static_cast<double>(bins))(stream_);
+    }
+    others_left_ -= others;
+  }
   return mask;
 }
 
@@ -349,7 +423,11 @@ inline const int* BatchSchedule::next(int& count) {
       count = b_;
       return next_subset();
     case config::BatchScheme::kPoisson: {
-      if (draws_->by_distinguished) return poisson_batch(count);
+      if (draws_->by_distinguished) {
+        int others = 0;
+        const std::uint32_t mask = next_counted(others);
+        return counted_batch(mask, others, count);
+      }
       // Independent inclusions with probability q, by geometric gaps between included records.
       count = 0;
       if (q_ >= 1.0) {
@@ -369,6 +447,11 @@ inline const int* BatchSchedule::next(int& count) {
       count = n_;
       return fixed_order_.data();
     case config::BatchScheme::kRandomAllocation: {
+      if (draws_->by_distinguished) {
+        int others = 0;
+        const std::uint32_t mask = allocated_step(j, others);
+        return counted_batch(mask, others, count);
+      }
       if (j == 0) allocate();
       const int begin = allocation_start_[static_cast<std::size_t>(j)];
       count = allocation_start_[static_cast<std::size_t>(j) + 1] - begin;
