@@ -103,8 +103,7 @@ struct LocalQuadratic {
 
 /// One case of a step whose update x -> m(x) is not affine: with probability `weight` the
 /// update is m, known through its enclosure over each source. `quadratic`, where set, is the
-/// second-order enclosure the propagation uses instead of `enclose`; the density bounds use
-/// `enclose`.
+/// second-order enclosure the propagation and the density bounds use instead of `enclose`.
 struct MapCase {
   double weight = 1.0;
   std::function<LocalAffine(double x_lo, double x_hi)> enclose;
