@@ -6,6 +6,7 @@
 
 #include "gaussian_bounds.hpp"
 #include "kernel.hpp"
+#include "map_source.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/exact/law.hpp"
 
@@ -59,18 +60,19 @@ void detail::density_of_maps(const CellLaw& law, const Step& step, const std::ve
   const double s = step.noise_std, inv_s = 1.0 / s, h = law.width();
   for (const MapCase& mcase : step.maps) {
     const double w = mcase.weight;
-    // the affine part's bracket (image coordinate), widened by error sup |d/dm pdf_s(y - m)|
-    // = error sup |u pdf(u)| / s^2 over the image's hull
-    const auto add_source = [&](const LocalAffine& e, double half, double pl, double pu, double dl,
-                                double du, double vl, double vu) {
-      const double a = e.slope, hm = std::fabs(a) * half, spread = hm + e.error;
+    // the local map's bracket (read on the image's offsets: their range and moments,
+    // map_source.hpp), widened by error sup |d/dm pdf_s(y - m)| = error sup |u pdf(u)| / s^2
+    // over the image's hull
+    const auto add_source = [&](const LocalQuadratic& e, double half, double pl, double pu,
+                                double dl, double du, double vl, double vu) {
+      const ImageOffsets z = image_offsets(e, half, dl, du, vl, vu);
+      const double hm = z.hm, spread = hm + e.error;
       const auto from = std::lower_bound(ys.begin(), ys.end(), e.image - spread - reach);
       const auto to = std::upper_bound(ys.begin(), ys.end(), e.image + spread + reach);
       for (auto it = from; it < to; ++it) {
         const auto i = static_cast<std::size_t>(it - ys.begin());
         double l = 0, u = 0;
-        add_density(density_coef(*it - e.image, hm, s), pl, pu, std::min(a * dl, a * du),
-                    std::max(a * dl, a * du), a * a * vl, a * a * vu, l, u);
+        add_density(density_coef(*it - e.image, hm, s), pl, pu, z.dl, z.du, z.vl, z.vu, l, u);
         if (e.error > 0) {
           const double uc = (*it - e.image) * inv_s;
           const double pert =
@@ -86,12 +88,12 @@ void detail::density_of_maps(const CellLaw& law, const Step& step, const std::ve
       const auto js = static_cast<std::size_t>(j);
       if (law.mass_hi[js] == 0) continue;
       const double x0 = law.lo + j * h;
-      add_source(mcase.enclose(x0, x0 + h), 0.5 * h, law.mass_lo[js], law.mass_hi[js],
+      add_source(enclose_map(mcase, x0, x0 + h), 0.5 * h, law.mass_lo[js], law.mass_hi[js],
                  law.moment_lo[js], law.moment_hi[js], law.second_lo[js], law.second_hi[js]);
     }
     for (const PointMass& p : law.points) {
       if (p.mass.hi == 0) continue;
-      add_source(mcase.enclose(p.x, p.x), 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
+      add_source(enclose_map(mcase, p.x, p.x), 0.0, p.mass.lo, p.mass.hi, 0, 0, 0, 0);
     }
     for (std::size_t i = 0; i < ys.size(); ++i) hi[i] += w * law.outside.hi * pdf(0.0) / s;
   }

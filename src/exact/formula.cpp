@@ -96,13 +96,16 @@ Interval pow_int(Interval a, long n) {
   return {std::pow(m.lo, e), std::pow(m.hi, e)};
 }
 
-/// A value and its theta-derivative, each enclosed.
+/// A value and its first and second theta-derivatives, each enclosed (dd undefined where
+/// the second derivative is not bounded: a kink of abs, min or max inside the interval).
 struct Dual {
-  Interval v, d;
+  Interval v, d, dd;
 };
 
-Dual chain(Interval v, Interval fprime, Interval d) {
-  return {v, mul(fprime, d)};
+/// f(u) from the enclosures of f, f' and f'' over u's range: (f o u)' = f'(u) u',
+/// (f o u)'' = f''(u) u'^2 + f'(u) u''.
+Dual chain(const Dual& u, Interval f, Interval f1, Interval f2) {
+  return {f, mul(f1, u.d), add(mul(f2, square(u.d)), mul(f1, u.dd))};
 }
 
 }  // namespace
@@ -114,32 +117,30 @@ struct GradientFormula::Node {
   std::vector<std::shared_ptr<const Node>> args;
 
   Dual eval(Interval theta, double x) const {
+    constexpr Interval kZero{0.0, 0.0};
     switch (kind) {
       case kNumber:
-        return {{number, number}, {0.0, 0.0}};
+        return {{number, number}, kZero, kZero};
       case kTheta:
-        return {theta, {1.0, 1.0}};
+        return {theta, {1.0, 1.0}, kZero};
       case kX:
-        return {{x, x}, {0.0, 0.0}};
+        return {{x, x}, kZero, kZero};
       default:
         break;
     }
     const Dual a = args[0]->eval(theta, x);
-    if (kind == kNeg) return {neg(a.v), neg(a.d)};
+    if (kind == kNeg) return {neg(a.v), neg(a.d), neg(a.dd)};
     if (kind == kCall && args.size() == 1) return call(a);
     const Dual b = args[1]->eval(theta, x);
     switch (kind) {
       case kAdd:
-        return {add(a.v, b.v), add(a.d, b.d)};
+        return {add(a.v, b.v), add(a.d, b.d), add(a.dd, b.dd)};
       case kSub:
-        return {add(a.v, neg(b.v)), add(a.d, neg(b.d))};
+        return {add(a.v, neg(b.v)), add(a.d, neg(b.d)), add(a.dd, neg(b.dd))};
       case kMul:
-        return {mul(a.v, b.v), add(mul(a.d, b.v), mul(a.v, b.d))};
-      case kDiv: {
-        // (a / b)' = (a' - (a / b) b') / b
-        const Interval q = div(a.v, b.v);
-        return {q, div(add(a.d, neg(mul(q, b.d))), b.v)};
-      }
+        return times(a, b);
+      case kDiv:
+        return divide(a, b);
       case kPow:
         return power(a, b);
       default:  // min, max
@@ -147,65 +148,96 @@ struct GradientFormula::Node {
     }
   }
 
+  // (a b)'' = a'' b + 2 a' b' + a b''
+  static Dual times(const Dual& a, const Dual& b) {
+    return {mul(a.v, b.v), add(mul(a.d, b.v), mul(a.v, b.d)),
+            add(add(mul(a.dd, b.v), mul({2.0, 2.0}, mul(a.d, b.d))), mul(a.v, b.dd))};
+  }
+
+  // q = a / b: q' = (a' - q b') / b, q'' = (a'' - 2 q' b' - q b'') / b
+  static Dual divide(const Dual& a, const Dual& b) {
+    const Interval q = div(a.v, b.v);
+    const Interval q1 = div(add(a.d, neg(mul(q, b.d))), b.v);
+    const Interval q2 = div(add(a.dd, neg(add(mul({2.0, 2.0}, mul(q1, b.d)), mul(q, b.dd)))), b.v);
+    return {q, q1, q2};
+  }
+
+  static Dual exp_of(const Dual& a) {
+    const Interval v = increasing(a.v, std::exp);
+    return chain(a, v, v, v);
+  }
+
+  // log to a base (scale = 1 / ln base): f' = scale / u, f'' = -scale / u^2
+  static Dual log_of(const Dual& a, double scale) {
+    const Interval u = a.v;
+    if (!(u.lo > 0)) return {kUndefined, kUndefined, kUndefined};
+    return chain(a, mul(increasing(u, std::log), {scale, scale}), mul(recip(u), {scale, scale}),
+                 mul(recip(square(u)), {-scale, -scale}));
+  }
+
   Dual power(const Dual& a, const Dual& b) const {
     const Node& e = *args[1];
     if (e.kind == kNumber && e.number == std::round(e.number) && std::fabs(e.number) <= 64) {
       const long n = std::lround(e.number);
-      return chain(pow_int(a.v, n), mul({e.number, e.number}, pow_int(a.v, n - 1)), a.d);
+      const auto nd = static_cast<double>(n);
+      const Interval f1 = n == 0 ? Interval{0.0, 0.0} : mul({nd, nd}, pow_int(a.v, n - 1));
+      const Interval f2 = n == 0 || n == 1
+                              ? Interval{0.0, 0.0}
+                              : mul({nd * (nd - 1), nd * (nd - 1)}, pow_int(a.v, n - 2));
+      return chain(a, pow_int(a.v, n), f1, f2);
     }
-    // a^b = exp(b ln a), a > 0: (a^b)' = a^b (b' ln a + b a' / a)
-    if (!(a.v.lo > 0)) return {kUndefined, kUndefined};
-    const Interval ln_a = increasing(a.v, std::log);
-    const Interval v = increasing(mul(b.v, ln_a), std::exp);
-    return {v, mul(v, add(mul(b.d, ln_a), mul(b.v, div(a.d, a.v))))};
+    // a^b = exp(b ln a), a > 0
+    if (!(a.v.lo > 0)) return {kUndefined, kUndefined, kUndefined};
+    return exp_of(times(b, log_of(a, 1.0)));
   }
 
+  // a kink where the branches' ranges overlap: the first derivative lies in the hull of the
+  // branches' (Lipschitz), the second is not bounded
   static Dual min_max(const Dual& a, const Dual& b, bool is_max) {
     const Interval v = is_max ? Interval{std::max(a.v.lo, b.v.lo), std::max(a.v.hi, b.v.hi)}
                               : Interval{std::min(a.v.lo, b.v.lo), std::min(a.v.hi, b.v.hi)};
     const bool a_below = a.v.hi < b.v.lo, b_below = b.v.hi < a.v.lo;
-    if (a_below) return {v, is_max ? b.d : a.d};
-    if (b_below) return {v, is_max ? a.d : b.d};
-    return {v, join(a.d, b.d)};
+    if (a_below) return is_max ? Dual{v, b.d, b.dd} : Dual{v, a.d, a.dd};
+    if (b_below) return is_max ? Dual{v, a.d, a.dd} : Dual{v, b.d, b.dd};
+    return {v, join(a.d, b.d), kUndefined};
   }
 
   Dual call(const Dual& a) const {
     const Interval u = a.v;
-    if (name == "sin") return chain(sin_iv(u), cos_iv(u), a.d);
-    if (name == "cos") return chain(cos_iv(u), neg(sin_iv(u)), a.d);
-    if (name == "exp") {
-      const Interval v = increasing(u, std::exp);
-      return chain(v, v, a.d);
-    }
-    if (name == "log" || name == "ln" || name == "log2" || name == "log10") {
-      if (!(u.lo > 0)) return {kUndefined, kUndefined};
-      const double scale = name == "log2"    ? 1.0 / std::log(2.0)
-                           : name == "log10" ? 1.0 / std::log(10.0)
-                                             : 1.0;
-      const Interval v = mul(increasing(u, std::log), {scale, scale});
-      return chain(v, mul(recip(u), {scale, scale}), a.d);
-    }
+    if (name == "sin") return chain(a, sin_iv(u), cos_iv(u), neg(sin_iv(u)));
+    if (name == "cos") return chain(a, cos_iv(u), neg(sin_iv(u)), neg(cos_iv(u)));
+    if (name == "exp") return exp_of(a);
+    if (name == "log" || name == "ln") return log_of(a, 1.0);
+    if (name == "log2") return log_of(a, 1.0 / std::log(2.0));
+    if (name == "log10") return log_of(a, 1.0 / std::log(10.0));
     if (name == "sqrt") {
-      if (!(u.lo > 0)) return {kUndefined, kUndefined};
+      // f' = 1 / (2 v), f'' = -1 / (4 v^3)
+      if (!(u.lo > 0)) return {kUndefined, kUndefined, kUndefined};
       const Interval v = increasing(u, std::sqrt);
-      return chain(v, recip(mul({2.0, 2.0}, v)), a.d);
+      return chain(a, v, recip(mul({2.0, 2.0}, v)), mul({-0.25, -0.25}, recip(pow_int(v, 3))));
     }
     if (name == "abs") {
-      const Interval sign = u.lo > 0   ? Interval{1, 1}
-                            : u.hi < 0 ? Interval{-1, -1}
-                                       : Interval{-1, 1};
-      return chain(abs_iv(u), sign, a.d);
+      if (u.lo > 0) return chain(a, u, {1.0, 1.0}, {0.0, 0.0});
+      if (u.hi < 0) return chain(a, neg(u), {-1.0, -1.0}, {0.0, 0.0});
+      return {abs_iv(u), mul({-1.0, 1.0}, a.d), kUndefined};  // the kink at 0
     }
     if (name == "tanh") {
-      const Interval v = increasing(u, std::tanh);
-      return chain(v, add({1.0, 1.0}, neg(square(v))), a.d);
+      // f' = 1 - v^2, f'' = -2 v (1 - v^2)
+      const Interval v = increasing(u, std::tanh), f1 = add({1.0, 1.0}, neg(square(v)));
+      return chain(a, v, f1, mul({-2.0, -2.0}, mul(v, f1)));
     }
     if (name == "atan") {
-      return chain(increasing(u, std::atan), recip(add({1.0, 1.0}, square(u))), a.d);
+      // f' = 1 / (1 + u^2), f'' = -2 u f'^2
+      const Interval f1 = recip(add({1.0, 1.0}, square(u)));
+      return chain(a, increasing(u, std::atan), f1, mul({-2.0, -2.0}, mul(u, square(f1))));
     }
-    if (name == "sinh") return chain(increasing(u, std::sinh), cosh_iv(u), a.d);
+    if (name == "sinh") {
+      const Interval v = increasing(u, std::sinh);
+      return chain(a, v, cosh_iv(u), v);
+    }
     // cosh
-    return chain(cosh_iv(u), increasing(u, std::sinh), a.d);
+    const Interval v = cosh_iv(u);
+    return chain(a, v, increasing(u, std::sinh), v);
   }
 };
 
@@ -392,6 +424,14 @@ void GradientFormula::enclose(double lo, double hi, double x, Interval& value,
   const Dual r = root_->eval({lo, hi}, x);
   value = r.v;
   slope = r.d;
+}
+
+void GradientFormula::enclose(double lo, double hi, double x, Interval& value, Interval& slope,
+                              Interval& curvature) const {
+  const Dual r = root_->eval({lo, hi}, x);
+  value = r.v;
+  slope = r.d;
+  curvature = r.dd;
 }
 
 double GradientFormula::value(double theta, double x) const {

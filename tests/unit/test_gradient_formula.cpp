@@ -64,6 +64,16 @@ config::Scenario scenario(const std::string& text) {
   return config::parse_experiment(text, "t.toml").scenarios.at(0);
 }
 
+// The sin-shaped landscape g(theta, x) = 2 sin(3 theta) + x on the experiment's chain.
+exact::ChainSpec landscape_chain() {
+  const std::string model = "loss = \"gradient_formula\"\ngradient = \"2 * sin(3 * theta) + x\"";
+  std::string why;
+  const auto c = exact::chain_from_scenario(scenario(experiment(model)), why);
+  INFO(why);
+  REQUIRE(c);
+  return *c;
+}
+
 }  // namespace
 
 TEST_CASE("model.gradient: a formula of theta and x, checked at validate", "[config][formula]") {
@@ -245,12 +255,7 @@ TEST_CASE("exact engine: a sin-shaped landscape's law brackets a Monte Carlo run
   // monotone (m' = 1 - (eta / b) 2 * 6 cos(3 theta) = 1 - 1.2 cos(3 theta) < 0 for |theta| <
   // 0.2), projected onto [-1, 1]; the differing record x = 1 in D, -1 in D', the others 0;
   // b = 2 of n = 10 without replacement, eta = 0.2, s = 0.15, T = 5; the default grid
-  const std::string model = "loss = \"gradient_formula\"\ngradient = \"2 * sin(3 * theta) + x\"";
-  std::string why;
-  const auto c = exact::chain_from_scenario(scenario(experiment(model)), why);
-  INFO(why);
-  REQUIRE(c);
-  exact::ChainSpec spec = *c;
+  exact::ChainSpec spec = landscape_chain();
   spec.steps = 5;
   const exact::CellLaw law = exact::evolve_pair(spec, {}).d.last;
   const int per = 40, bins = law.cells / per;
@@ -297,4 +302,105 @@ TEST_CASE("exact engine: a sin-shaped landscape's law brackets a Monte Carlo run
   }
   INFO("largest excess over the bracket: " << worst << " standard errors");
   CHECK(worst < 5);
+}
+
+TEST_CASE("exact engine: the enclosure of a formula's second derivative", "[exact][formula]") {
+  std::string why;
+  const std::string text =
+      "sin(3 * theta) * exp(theta / 2) + log(theta + 2) - sqrt(theta + 1.5) / (1 + theta^2) + "
+      "tanh(2 * theta) * x + atan(theta) * cosh(theta) - sinh(theta)^3 + (theta + 2)^1.5 + "
+      "log10(theta + 3) * cos(x * theta) + abs(theta + 2)";
+  const auto f = exact::GradientFormula::parse(text, why);
+  INFO(why);
+  REQUIRE(f);
+  const double x = 0.7;
+  // central second differences (error ~1e-8 here) lie inside the enclosure over an interval
+  // holding the point; over a short interval the enclosure is tight
+  const auto fd2 = [&](double t) {
+    const double d = 1e-4;
+    return (f->value(t + d, x) - 2 * f->value(t, x) + f->value(t - d, x)) / (d * d);
+  };
+  for (const double lo : {-0.9, -0.4, 0.0, 0.35}) {
+    const double hi = lo + 0.3;
+    exact::Interval v, s, c;
+    f->enclose(lo, hi, x, v, s, c);
+    REQUIRE(c.finite());
+    for (int i = 0; i <= 200; ++i) {
+      const double t = lo + (hi - lo) * i / 200.0;
+      CHECK(fd2(t) >= c.lo - 1e-5);
+      CHECK(fd2(t) <= c.hi + 1e-5);
+    }
+    f->enclose(lo, lo + 1e-7, x, v, s, c);
+    CHECK(c.hi - c.lo < 1e-4);
+    CHECK(fd2(lo) == Approx(0.5 * (c.lo + c.hi)).margin(1e-5));
+  }
+  // a kink inside the interval: the second derivative is not bounded there; outside, it is
+  exact::Interval v, s, c;
+  exact::GradientFormula::parse("abs(theta) * x", why)->enclose(-0.1, 0.1, 1.0, v, s, c);
+  CHECK(s.finite());
+  CHECK_FALSE(c.finite());
+  exact::GradientFormula::parse("abs(theta) * x", why)->enclose(0.1, 0.2, 1.0, v, s, c);
+  CHECK(c.lo == 0.0);
+  CHECK(c.hi == 0.0);
+  exact::GradientFormula::parse("min(theta, x)", why)->enclose(-0.1, 0.1, 0.0, v, s, c);
+  CHECK_FALSE(c.finite());
+  exact::GradientFormula::parse("max(theta^2, x)", why)->enclose(-0.1, 0.1, 1.0, v, s, c);
+  CHECK(c.lo == 0.0);  // the branch x is above theta^2 throughout
+}
+
+TEST_CASE("exact engine: a formula's local maps hold the update over every cell",
+          "[exact][formula]") {
+  // the update m over a source cell: first order, |m - image - slope d| <= error; second
+  // order, m - image - slope d = c(x) d^2 / 2 + e with c(x) within curvature_radius of
+  // curvature and |e| <= error; m(x) itself is the image of the point x
+  const exact::ChainSpec c = landscape_chain();
+  for (bool dp : {false, true}) {
+    const exact::Step step = exact::step_sampled(c, dp);
+    REQUIRE(step.maps.size() == 2);
+    for (const exact::MapCase& m : step.maps) {
+      REQUIRE(m.quadratic);
+      for (const double h : {0.00375, 0.05, 0.4}) {
+        double worst_first = 0, worst_second = 0;
+        for (double lo = -1.0; lo + h <= 1.0 + 1e-12; lo += h) {
+          const exact::LocalAffine a = m.enclose(lo, lo + h);
+          const exact::LocalQuadratic q = m.quadratic(lo, lo + h);
+          for (int i = 0; i <= 20; ++i) {
+            const double x = lo + h * i / 20.0, d = x - (lo + 0.5 * h);
+            const double mx = m.enclose(x, x).image;
+            const double first = std::fabs(mx - a.image - a.slope * d) / (a.error + 1e-15);
+            const double rest = mx - q.image - q.slope * d;
+            const double excess = std::max(0.0, std::fabs(rest - 0.5 * q.curvature * d * d) -
+                                                    0.5 * q.curvature_radius * d * d);
+            worst_first = std::max(worst_first, first);
+            worst_second = std::max(worst_second, excess - q.error);
+          }
+          CHECK(q.error <= 1e-12);  // the slope at the centre is a point's: no error but rounding
+        }
+        INFO("cell width " << h);
+        CHECK(worst_first <= 1.0 + 1e-9);
+        CHECK(worst_second <= 1e-12);
+      }
+    }
+  }
+}
+
+TEST_CASE("exact engine: a sin-shaped landscape's R_alpha to the engine's target width",
+          "[exact][formula]") {
+  // experiments/gradient_formula.toml's chain (bench_exact formula "2 * sin(3 * theta) + x"
+  // 10): eta = 0.1, s = 0.2, T = 10, the default grid; both directions at alpha = 2 (R_2 ~
+  // 0.035) and 16 bracketed to 1e-3 relative (docs/exact-laws.md)
+  exact::ChainSpec c = landscape_chain();
+  c.eta = 0.1;
+  c.step_std = 0.2;
+  c.steps = 10;
+  const exact::EngineOptions o;
+  const auto laws = exact::evolve_pair(c, o);
+  const auto rows = exact::renyi_brackets(laws.d, laws.dprime, {2, 16}, o.renyi);
+  for (const auto& r : rows) {
+    for (const exact::Bracket& b : {r.forward, r.backward}) {
+      INFO("alpha " << r.alpha << ": [" << b.lo << ", " << b.hi << "]");
+      CHECK(b.lo > 0.01);
+      CHECK(b.hi - b.lo <= 1e-3 * b.lo);
+    }
+  }
 }

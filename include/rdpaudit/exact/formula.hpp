@@ -28,6 +28,10 @@ class GradientFormula {
   /// one x. Undefined somewhere in [lo, hi] (a logarithm of a non-positive number, a division
   /// by an interval holding 0, a derivative that is not bounded): ends that are not finite.
   void enclose(double lo, double hi, double x, Interval& value, Interval& slope) const;
+  /// The same, and d^2g/dtheta^2 (`curvature`), whose ends are not finite where it is not
+  /// bounded over [lo, hi] (a kink of abs, min or max there).
+  void enclose(double lo, double hi, double x, Interval& value, Interval& slope,
+               Interval& curvature) const;
 
   /// g(theta, x) at a point (the interval evaluation of a point).
   double value(double theta, double x) const;

@@ -90,11 +90,24 @@ struct LocalAffine {
   double error = 0.0;
 };
 
+/// A map's enclosure over a source [x_lo, x_hi] to second order: m(x) = image + slope d +
+/// c(x) d^2 / 2 + e(x) with d = x - centre, c(x) within curvature_radius of `curvature` and
+/// |e(x)| <= error for every x of the source (docs/exact-laws.md, "Maps that are not affine").
+struct LocalQuadratic {
+  double image = 0.0;
+  double slope = 1.0;
+  double curvature = 0.0;
+  double curvature_radius = 0.0;
+  double error = 0.0;
+};
+
 /// One case of a step whose update x -> m(x) is not affine: with probability `weight` the
-/// update is m, known through its enclosure over each source.
+/// update is m, known through its enclosure over each source. `quadratic`, where set, is the
+/// second-order enclosure the propagation and the density bounds use instead of `enclose`.
 struct MapCase {
   double weight = 1.0;
   std::function<LocalAffine(double x_lo, double x_hi)> enclose;
+  std::function<LocalQuadratic(double x_lo, double x_hi)> quadratic;
 };
 
 /// One step: a mixture of affine cases and of map cases (weights sum to 1), then
