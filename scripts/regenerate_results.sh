@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=./build/release/rdpaudit
 for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient \
-    profile_cases profile_blog gradient_formula opacus_mnist; do
+    profile_cases profile_blog gradient_formula opacus_mnist gdp_claims; do
   start=$(date +%s)
   "$cli" run "experiments/$name.toml" -o "results/$name.h5" > "build/regenerate_$name.log"
   echo "$name: $(( $(date +%s) - start )) s"
