@@ -1,15 +1,8 @@
 #include "rdpaudit/bounds/accountant.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,16 +15,34 @@
 #include <stdexcept>
 #include <utility>
 
+#include "accountant_json.hpp"
 #include "rdpaudit/bounds/params.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/noise.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
 
-extern char** environ;
-
 namespace rdpaudit::bounds {
+
+namespace detail {
+
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += std::string(i ? ", " : "") + "\"" + v[i] + "\"";
+  return out + "]";
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::Json;
+using detail::json_number;
+using detail::json_string;
+using detail::JsonParser;
+using detail::parse_number;
+using detail::quoted_list;
+using detail::type_name;
 
 std::string custom_key(std::size_t i, const std::string& leaf) {
   return "bounds.custom[" + std::to_string(i) + "]." + leaf;
@@ -39,12 +50,6 @@ std::string custom_key(std::size_t i, const std::string& leaf) {
 
 std::string quoted(const std::string& s) {
   return "\"" + s + "\"";
-}
-
-std::string quoted_list(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + quoted(v[i]);
-  return out + "]";
 }
 
 /// The folder relative paths of the experiment file are taken from (its own folder).
@@ -72,15 +77,6 @@ std::vector<std::string> split_cells(const std::string& line) {
 }
 
 /// A whole cell as a double (strtod: decimal, exponent, inf, nan), or nothing.
-std::optional<double> parse_number(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(cell.c_str(), &end);
-  if (end != cell.c_str() + cell.size() || errno == ERANGE) return std::nullopt;
-  return v;
-}
-
 struct CsvRow {
   int line;
   std::vector<double> keys;  ///< the swept keys' numbers (NaN for a text key)
@@ -219,213 +215,6 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
       mine.push_back(found->value);
     }
   }
-}
-
-// ---- JSON ----
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (u < 0x20) {
-      out += fmt::format("\\u{:04x}", u);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-/// A number as JSON; NaN and the infinities have no JSON spelling: null.
-std::string json_number(double v) {
-  return std::isfinite(v) ? fmt::format("{}", v) : "null";
-}
-
-struct Json {
-  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
-  double number = 0;
-  std::string text;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
-};
-
-class JsonParser {
- public:
-  explicit JsonParser(const std::string& text) : s_(text) {}
-
-  Json document() {
-    Json v = value(0);
-    skip();
-    if (i_ != s_.size()) fail("text after the JSON value");
-    return v;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    std::size_t line = 1, col = 1;
-    for (std::size_t k = 0; k < i_ && k < s_.size(); ++k) {
-      if (s_[k] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw std::runtime_error(fmt::format("not JSON: {} at line {}, column {}", what, line, col));
-  }
-  void skip() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
-      ++i_;
-  }
-  bool word(const char* w) {
-    const std::size_t n = std::strlen(w);
-    if (s_.compare(i_, n, w) != 0) return false;
-    i_ += n;
-    return true;
-  }
-  Json value(int depth) {
-    if (depth > 64) fail("nesting deeper than 64");
-    skip();
-    if (i_ == s_.size()) fail("unexpected end");
-    Json v;
-    const char c = s_[i_];
-    if (c == '{') {
-      v.type = Json::Type::kObject;
-      ++i_;
-      skip();
-      if (i_ < s_.size() && s_[i_] == '}') {
-        ++i_;
-        return v;
-      }
-      for (;;) {
-        skip();
-        if (i_ == s_.size() || s_[i_] != '"') fail("expected a string key");
-        std::string k = string();
-        skip();
-        if (i_ == s_.size() || s_[i_] != ':') fail("expected ':'");
-        ++i_;
-        v.members.emplace_back(std::move(k), value(depth + 1));
-        skip();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == '}') {
-          ++i_;
-          return v;
-        }
-        fail("expected ',' or '}'");
-      }
-    }
-    if (c == '[') {
-      v.type = Json::Type::kArray;
-      ++i_;
-      skip();
-      if (i_ < s_.size() && s_[i_] == ']') {
-        ++i_;
-        return v;
-      }
-      for (;;) {
-        v.items.push_back(value(depth + 1));
-        skip();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == ']') {
-          ++i_;
-          return v;
-        }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c == '"') {
-      v.type = Json::Type::kString;
-      v.text = string();
-      return v;
-    }
-    if (word("null")) return v;
-    if (word("true") || word("false")) {
-      v.type = Json::Type::kBool;
-      return v;
-    }
-    // Python's json module writes NaN, Infinity and -Infinity for the non-finite floats.
-    v.type = Json::Type::kNumber;
-    if (word("NaN")) {
-      v.number = kNaN;
-      return v;
-    }
-    if (word("Infinity")) {
-      v.number = kInf;
-      return v;
-    }
-    if (word("-Infinity")) {
-      v.number = -kInf;
-      return v;
-    }
-    const std::size_t start = i_;
-    while (i_ < s_.size() && std::strchr("+-0123456789.eE", s_[i_]) != nullptr) ++i_;
-    const std::string token = s_.substr(start, i_ - start);
-    const auto n = parse_number(token);
-    if (token.empty() || !n || token.find_first_of("0123456789") == std::string::npos) {
-      i_ = start;
-      fail("unexpected character");
-    }
-    v.number = *n;
-    return v;
-  }
-  std::string string() {
-    ++i_;  // the opening quote
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') {
-        ++i_;
-        if (i_ == s_.size()) break;
-        const char e = s_[i_];
-        if (e == 'u') {
-          i_ += 4;  // kept as '?': no key or value of the output needs more
-          out += '?';
-        } else {
-          out += e == 'n'   ? '\n'
-                 : e == 't' ? '\t'
-                 : e == 'r' ? '\r'
-                 : e == 'b' ? '\b'
-                 : e == 'f' ? '\f'
-                            : e;
-        }
-      } else {
-        out += s_[i_];
-      }
-      ++i_;
-    }
-    if (i_ >= s_.size()) fail("unterminated string");
-    ++i_;
-    return out;
-  }
-
-  const std::string& s_;
-  std::size_t i_ = 0;
-};
-
-const char* type_name(Json::Type t) {
-  switch (t) {
-    case Json::Type::kNull:
-      return "null";
-    case Json::Type::kBool:
-      return "a boolean";
-    case Json::Type::kNumber:
-      return "a number";
-    case Json::Type::kString:
-      return "a string";
-    case Json::Type::kArray:
-      return "an array";
-    case Json::Type::kObject:
-      return "an object";
-  }
-  return "?";
 }
 
 // ---- the command ----
@@ -652,130 +441,6 @@ std::vector<std::vector<double>> parse_accountant_output(const std::string& text
     }
   }
   return out;
-}
-
-CommandResult run_accountant_command(const std::vector<std::string>& argv,
-                                     const std::string& directory, const std::string& input,
-                                     double timeout_s) {
-  CommandResult result;
-  if (argv.empty() || argv.front().empty()) {
-    result.start_error = "no program named";
-    return result;
-  }
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
-      pipe2(err_pipe, O_CLOEXEC) != 0)
-    throw ResourceError(std::string("cannot create a pipe for an accountant command: ") +
-                        std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group, so that a time-out kills whatever it started; SIGPIPE at its
-  // default there (this process ignores it while writing the input).
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  struct sigaction ignore {
-  }, previous{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (spawned != 0) {
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    sigaction(SIGPIPE, &previous, nullptr);
-    result.start_error = std::strerror(spawned);
-    return result;
-  }
-  fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
-  int in_fd = input.empty() ? (close(in_pipe[1]), -1) : in_pipe[1];
-  int out_fd = out_pipe[0], err_fd = err_pipe[0];
-  std::size_t written = 0;
-  constexpr std::size_t kMaxOutput = std::size_t{64} << 20;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeout_s));
-  char buffer[1 << 16];
-  while (out_fd >= 0 || err_fd >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    pollfd fds[3];
-    nfds_t n = 0;
-    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
-    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
-    if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
-    const int ready = poll(fds, n, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR)
-      throw ResourceError(std::string("poll on an accountant command: ") + std::strerror(errno));
-    for (nfds_t k = 0; ready > 0 && k < n; ++k) {
-      if (fds[k].revents == 0) continue;
-      if (fds[k].fd == in_fd) {
-        const ssize_t w = write(in_fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<std::size_t>(w);
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) {
-          close(in_fd);  // done, or it stopped reading (EPIPE): its output will say
-          in_fd = -1;
-        }
-        continue;
-      }
-      int& fd = fds[k].fd == out_fd ? out_fd : err_fd;
-      std::string& sink = fds[k].fd == out_fd ? result.out : result.err;
-      const ssize_t got = read(fd, buffer, sizeof buffer);
-      if (got > 0) {
-        if (sink.size() < kMaxOutput) sink.append(buffer, static_cast<std::size_t>(got));
-      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        close(fd);
-        fd = -1;
-      }
-    }
-  }
-  if (in_fd >= 0) close(in_fd);
-  if (out_fd >= 0) close(out_fd);
-  if (err_fd >= 0) close(err_fd);
-  if (result.timed_out) kill(-pid, SIGKILL);
-  // Its output is closed: it has exited or is about to; a time-out left it killed.
-  int status = 0;
-  for (;;) {
-    const pid_t w = waitpid(pid, &status, result.timed_out ? 0 : WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (w == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        result.timed_out = true;
-        kill(-pid, SIGKILL);
-      } else {
-        usleep(1000);
-      }
-    }
-  }
-  sigaction(SIGPIPE, &previous, nullptr);
-  if (!result.timed_out) result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (result.out.size() >= kMaxOutput)
-    throw InputError("accountant command " + quoted_list(argv), "its output", "exceeds 64 MiB");
-  return result;
 }
 
 }  // namespace rdpaudit::bounds
