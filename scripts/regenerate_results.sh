@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=./build/release/rdpaudit
+# The package of this tree, whichever checkout scripts/install-deps.sh installed.
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient \
     profile_cases profile_blog gradient_formula opacus_mnist gdp_claims; do
   start=$(date +%s)
