@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "experiment_support.hpp"
+#include "gaussian_family.hpp"
 #include "rdpaudit/audit/auditor.hpp"
 #include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/audit/table.hpp"
@@ -17,23 +19,14 @@
 
 using namespace rdpaudit;
 namespace gdp = rdpaudit::bounds::gdp;
+using rdpaudit::test::gaussian_family;
 
 namespace {
 
 // One full-batch step of the quadratic loss: a Gaussian pair, gap / sd = 1.
 std::string pair_with(const std::string& claims, bool exact_verdicts) {
-  return std::string(R"(
-[experiment]
-seed = 1
-trajectories = 1000
-[model]
-loss = "quadratic"
-dim = 1
-lambda = 1.0
-[data]
-preset = "quadratic_worst_case"
-n = 10
-sensitivity = 10.0
+  return test::quadratic_worst_case(1, 1000, 10, 10.0,
+                                    std::string(R"(
 [training]
 scheme = "full_batch"
 eta = 0.1
@@ -44,29 +37,11 @@ step_std = 0.1
 [bounds]
 alphas = [2]
 audit = ["gaussian_composition"]
-exact_verdicts = )") +
-         (exact_verdicts ? "true" : "false") + R"(
+exact_verdicts = )") + (exact_verdicts ? "true" : "false") +
+                                        R"(
 [profile]
 deltas = [1e-5, 1e-3]
-)" + claims;
-}
-
-double phi(double x) {
-  return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
-
-// A profile family of P = N(mu, 1) against P' = N(0, 1) with the expected counts of n draws.
-estimate::ProfileCounts gaussian_family(double mu, std::uint64_t n) {
-  estimate::ProfileCounts c;
-  c.method = "profile-cp";
-  c.n_p = c.n_q = n;
-  for (double cut = -4.0; cut <= 4.0 + mu; cut += 0.25) {
-    c.cuts.push_back(cut);
-    c.p.push_back(static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * phi(cut - mu))));
-    c.q.push_back(static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * phi(cut))));
-    c.forward_below.push_back(false);
-  }
-  return c;
+)" + claims);
 }
 
 // N(mu, 1) as two equal halves: the same law, but not recognised as a single Gaussian, so

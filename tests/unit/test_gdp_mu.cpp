@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gaussian_family.hpp"
 #include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -22,31 +23,13 @@
 
 using namespace rdpaudit;
 namespace gdp = rdpaudit::bounds::gdp;
+using rdpaudit::test::gaussian_family;
 
 namespace {
 
 template <typename F>
 void check_against_reference(const std::string& quantity, double tol, F&& f) {
   reference_csv::check("gdp_mu_reference.csv", quantity, tol, std::forward<F>(f));
-}
-
-double phi(double x) {
-  return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
-
-/// A profile family of P = N(mu, 1) against P' = N(0, 1) whose counts are the expected counts
-/// of n draws each (rounded): cuts at -4 .. 4 + mu, F = {score >= c} (P has more there).
-estimate::ProfileCounts gaussian_family(double mu, std::uint64_t n) {
-  estimate::ProfileCounts c;
-  c.method = "profile-cp";
-  c.n_p = c.n_q = n;
-  for (double cut = -4.0; cut <= 4.0 + mu; cut += 0.25) {
-    c.cuts.push_back(cut);
-    c.p.push_back(static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * phi(cut - mu))));
-    c.q.push_back(static_cast<std::uint64_t>(std::llround(static_cast<double>(n) * phi(cut))));
-    c.forward_below.push_back(false);
-  }
-  return c;
 }
 
 }  // namespace
