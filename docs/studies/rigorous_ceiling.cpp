@@ -15,13 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <rdpaudit/estimate/confidence.hpp>
-#include <rdpaudit/estimate/exact.hpp>
-#include <rdpaudit/estimate/known_truth.hpp>
 #include <rdpaudit/estimate/types.hpp>
+#include <rdpaudit/exact/gaussian_mixture.hpp>
+#include <rdpaudit/exact/known_truth.hpp>
 #include <string>
 #include <vector>
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 struct Mix {
   std::vector<double> w, m;

@@ -24,8 +24,8 @@ double mu_of_sets(const std::vector<estimate::CertifiedSet>& sets) {
 
 // |m - m'| / sd when both laws are one Gaussian of one variance (T(N(m, s^2), N(m', s^2)) =
 // G_{|m - m'|/s}, Dong, Roth & Su 2022); NaN otherwise.
-double gaussian_pair_mu(const estimate::GaussianMixture& p, const estimate::GaussianMixture& q) {
-  const auto single = [](const estimate::GaussianMixture& m, double& mean, double& var) {
+double gaussian_pair_mu(const exact::GaussianMixture& p, const exact::GaussianMixture& q) {
+  const auto single = [](const exact::GaussianMixture& m, double& mean, double& var) {
     int found = 0;
     for (std::size_t j = 0; j < m.components(); ++j) {
       if (m.weights[j] <= 0.0) continue;
@@ -68,8 +68,8 @@ std::vector<GdpEstimate> gdp_estimates(const config::Scenario& s,
     }
   }
   if (est.exact_law.size() != 2) return out;
-  const estimate::GaussianMixture& p = est.exact_law[0];
-  const estimate::GaussianMixture& q = est.exact_law[1];
+  const exact::GaussianMixture& p = est.exact_law[0];
+  const exact::GaussianMixture& q = est.exact_law[1];
   const double closed = gaussian_pair_mu(p, q);
   const std::vector<double> grid = gdp_epsilon_grid(s.profile.epsilons);
   for (int d : {estimate::kForward, estimate::kBackward}) {
@@ -80,8 +80,8 @@ std::vector<GdpEstimate> gdp_estimates(const config::Scenario& s,
       e.interval = "closed form (a Gaussian pair: |m - m'| / sd)";
       e.value = e.lower = e.upper = closed;
     } else {
-      const estimate::ExactProfile profile(d == estimate::kForward ? p : q,
-                                           d == estimate::kForward ? q : p);
+      const exact::ExactProfile profile(d == estimate::kForward ? p : q,
+                                        d == estimate::kForward ? q : p);
       e.interval = "supremum over the eps grid (a lower bound; upper end unknown)";
       e.value = 0.0;
       for (double eps : grid) {
@@ -124,12 +124,11 @@ double plugin_mu(const estimate::ProfileCounts& c) {
   return mu_of_sets(sets);
 }
 
-double exact_mu_on_grid(const estimate::ExactProfile& forward,
-                        const estimate::ExactProfile& backward,
+double exact_mu_on_grid(const exact::ExactProfile& forward, const exact::ExactProfile& backward,
                         const std::vector<double>& epsilons) {
   double best = 0.0;
   for (double eps : epsilons) {
-    for (const estimate::ExactProfile* e : {&forward, &backward})
+    for (const exact::ExactProfile* e : {&forward, &backward})
       best = std::max(best, bounds::gdp::mu_from_delta(eps, e->delta(eps)));
   }
   return best;

@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "rdpaudit/config/orders.hpp"
-#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/exact_chain.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
-#include "rdpaudit/estimate/rao_blackwell.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
+#include "rdpaudit/exact/rao_blackwell.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
@@ -57,7 +57,7 @@ namespace {
 
 // Components of positive weight: the only ones the profile evaluates (a Binomial count's far
 // tail underflows to weight 0: 337 of opacus_mnist's 3517 components are positive).
-std::size_t weighted_components(const GaussianMixture& m) {
+std::size_t weighted_components(const exact::GaussianMixture& m) {
   return static_cast<std::size_t>(
       std::count_if(m.weights.begin(), m.weights.end(), [](double w) { return w > 0.0; }));
 }
@@ -66,31 +66,31 @@ std::size_t weighted_components(const GaussianMixture& m) {
 // weighted component at every scan point once per direction (then each delta(eps) only its
 // root refinements): mixtures beyond kMaxScanWork such evaluations are left out (exact Renyi
 // values remain); that is about 8 s on one core (opacus_mnist's 6.8e6 take 0.5 s).
-void add_exact_profile(const config::Scenario& s, const GaussianMixture& p,
-                       const GaussianMixture& q, ScenarioEstimates& out) {
+void add_exact_profile(const config::Scenario& s, const exact::GaussianMixture& p,
+                       const exact::GaussianMixture& q, ScenarioEstimates& out) {
   constexpr double kMaxScanWork = 1e8;
-  const double scan = static_cast<double>(ExactProfileOptions{}.scan_points) *
+  const double scan = static_cast<double>(exact::ExactProfileOptions{}.scan_points) *
                       static_cast<double>(weighted_components(p) + weighted_components(q));
   if (p.dim != 1 || scan > kMaxScanWork) return;
   out.exact_law = {p, q};
   for (int d : {kForward, kBackward}) {
-    const GaussianMixture& a = d == kForward ? p : q;
-    const GaussianMixture& b = d == kForward ? q : p;
+    const exact::GaussianMixture& a = d == kForward ? p : q;
+    const exact::GaussianMixture& b = d == kForward ? q : p;
     ProfileEstimate e;
     e.method = "exact-profile";
     e.direction = d;
     e.interval = "numerical bracket (root scan and bisection)";
     e.epsilons = s.profile.epsilons;
     e.deltas = s.profile.deltas;
-    const ExactProfile exact(a, b);
+    const exact::ExactProfile profile(a, b);
     for (double eps : e.epsilons) {
-      const double v = exact.delta(eps);
+      const double v = profile.delta(eps);
       e.delta_value.push_back(v);
       e.delta_lower.push_back(v);
       e.delta_upper.push_back(v);
     }
     for (double delta : e.deltas) {
-      const EpsilonBracket x = exact.epsilon(delta);
+      const exact::EpsilonBracket x = profile.epsilon(delta);
       e.epsilon_value.push_back(x.value);
       e.epsilon_lower.push_back(x.lower);
       e.epsilon_upper.push_back(x.upper);
@@ -139,26 +139,26 @@ ScenarioEstimates estimate_scenario(const config::Scenario& s, const Selection& 
   }
   std::string why;
   const auto mix = sim::quadratic_last_iterate_mixture(s, seed, spec.patterns, why);
-  bool exact = false;
+  bool enumerated = false;
   if (mix && s.dim <= 2) {
-    exact = mix->d.exact && mix->dprime.exact;
+    enumerated = mix->d.exact && mix->dprime.exact;
     out.mixture = mix->dprime.how;
-    const GaussianMixture law = to_gaussian_mixture(mix->d),
-                          law_prime = to_gaussian_mixture(mix->dprime);
+    const exact::GaussianMixture law = exact::to_gaussian_mixture(mix->d),
+                                 law_prime = exact::to_gaussian_mixture(mix->dprime);
     // Sampled patterns: an approximate interval for the pattern-sampling error, never a
     // bracket (the audit decides with certainty only from "exact-quadrature" rows).
-    RaoBlackwellOptions rb;
+    exact::RaoBlackwellOptions rb;
     rb.confidence = spec.confidence;
-    auto values = exact ? exact_renyi(law, law_prime, out.alphas)
-                        : rao_blackwell_renyi(law, law_prime, out.alphas, rb);
+    auto values = enumerated ? exact::exact_renyi(law, law_prime, out.alphas)
+                             : exact::rao_blackwell_renyi(law, law_prime, out.alphas, rb);
     out.estimates.insert(out.estimates.end(), values.begin(), values.end());
-    if (exact && s.profile.enabled) add_exact_profile(s, law, law_prime, out);
+    if (enumerated && s.profile.enabled) add_exact_profile(s, law, law_prime, out);
   } else {
     out.mixture = mix ? "none: quadrature is for d <= 2" : "none: " + why;
   }
   // No quadrature value: the 1-D law evolved step by step (exact/chain.hpp), within the work
   // limit. Deterministic, so any rank that computes it gives the same numbers.
-  if (!exact) {
+  if (!enumerated) {
     ChainEstimates chain = exact_chain_renyi(s, out.alphas);
     out.estimates.insert(out.estimates.end(), chain.rows.begin(), chain.rows.end());
     for (ProfileEstimate& p : chain.profile) out.profile.push_back(std::move(p));

@@ -7,10 +7,10 @@
 
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/exact_chain.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 namespace rdpaudit::search {
@@ -75,12 +75,12 @@ Evaluation evaluate(const config::Scenario& s, const Spec& spec, std::uint64_t s
   std::string why;
   const auto mix = sim::quadratic_last_iterate_mixture(s, seed, s.estimate.patterns, why);
   std::vector<estimate::Estimate> rows;
-  std::optional<estimate::GaussianMixture> p, q;
+  std::optional<exact::GaussianMixture> p, q;
   if (mix && s.dim <= 2 && mix->d.exact && mix->dprime.exact) {
-    p = estimate::to_gaussian_mixture(mix->d);
-    q = estimate::to_gaussian_mixture(mix->dprime);
+    p = exact::to_gaussian_mixture(mix->d);
+    q = exact::to_gaussian_mixture(mix->dprime);
     out.how = "exact quadrature (" + mix->dprime.how + ")";
-    if (spec.objective != ObjectiveKind::kDelta) rows = estimate::exact_renyi(*p, *q, spec.alphas);
+    if (spec.objective != ObjectiveKind::kDelta) rows = exact::exact_renyi(*p, *q, spec.alphas);
   } else {
     std::string reason = mix ? (s.dim > 2 ? "quadrature is for d <= 2"
                                           : "the batch patterns are sampled, not enumerated")
@@ -105,8 +105,8 @@ Evaluation evaluate(const config::Scenario& s, const Spec& spec, std::uint64_t s
     }
     for (int d : {kForward, kBackward}) {
       if (!wanted(spec, d)) continue;
-      const double v = d == kForward ? estimate::exact_delta(*p, *q, spec.epsilon)
-                                     : estimate::exact_delta(*q, *p, spec.epsilon);
+      const double v = d == kForward ? exact::exact_delta(*p, *q, spec.epsilon)
+                                     : exact::exact_delta(*q, *p, spec.epsilon);
       if (!out.covered || v > out.value) {
         out.covered = true;
         out.value = out.lower = out.upper = v;

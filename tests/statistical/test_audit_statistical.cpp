@@ -19,6 +19,7 @@
 
 using namespace rdpaudit;
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include "test_estimate_support.hpp"
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

@@ -21,6 +21,7 @@
 #include "test_estimate_support.hpp"
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/samples.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
 #include "rdpaudit/rng/stream.hpp"
 
 namespace rdpaudit::estimate::testing {
 
 /// n samples (row-major, dim per row) of `mix`; stream ids (seed, scenario, dataset, chunk, kTest).
-inline std::vector<double> draw(const GaussianMixture& mix, std::size_t n, std::uint64_t seed,
-                                std::uint32_t scenario, std::uint32_t dataset,
+inline std::vector<double> draw(const exact::GaussianMixture& mix, std::size_t n,
+                                std::uint64_t seed, std::uint32_t scenario, std::uint32_t dataset,
                                 rng::Purpose purpose = rng::Purpose::kTest) {
   const std::size_t dim = mix.dim, k = mix.components();
   const auto d = static_cast<Eigen::Index>(dim);
@@ -57,8 +57,8 @@ inline std::vector<double> draw(const GaussianMixture& mix, std::size_t n, std::
 }
 
 /// The sampled Gaussian mechanism in 1-D: (1 - rate) N(0, s^2) + rate N(mu, s^2).
-inline GaussianMixture sampled_gaussian(double rate, double mu, double s) {
-  GaussianMixture g;
+inline exact::GaussianMixture sampled_gaussian(double rate, double mu, double s) {
+  exact::GaussianMixture g;
   g.dim = 1;
   g.weights = {1.0 - rate, rate};
   g.means = {0.0, mu};
@@ -69,7 +69,7 @@ inline GaussianMixture sampled_gaussian(double rate, double mu, double s) {
 /// A known-truth case: the laws of P and P' (Gaussian mixtures with a common covariance).
 struct Case {
   std::string name;
-  GaussianMixture p, q;
+  exact::GaussianMixture p, q;
   std::string description;
 };
 
@@ -82,28 +82,28 @@ struct Case {
 inline std::vector<Case> known_truth_cases() {
   std::vector<Case> c;
   auto pair = [](const char* name, double rho) {
-    return Case{name, gaussian({2.0 * rho}, {4.0}), gaussian({0.0}, {4.0}),
+    return Case{name, exact::gaussian({2.0 * rho}, {4.0}), exact::gaussian({0.0}, {4.0}),
                 "N(" + std::to_string(2.0 * rho).substr(0, 4) + ", 2^2) vs N(0, 2^2)"};
   };
   c.push_back(pair("pair10", 0.10));
   c.push_back(pair("pair15", 0.15));
   c.push_back(pair("pair20", 0.20));
-  c.push_back(Case{"sgm", sampled_gaussian(0.5, 0.4, 2.0), gaussian({0.0}, {4.0}),
+  c.push_back(Case{"sgm", sampled_gaussian(0.5, 0.4, 2.0), exact::gaussian({0.0}, {4.0}),
                    "0.5 N(0, 2^2) + 0.5 N(0.4, 2^2) vs N(0, 2^2)"});
-  c.push_back(Case{"sgm25", sampled_gaussian(0.5, 0.5, 2.0), gaussian({0.0}, {4.0}),
+  c.push_back(Case{"sgm25", sampled_gaussian(0.5, 0.5, 2.0), exact::gaussian({0.0}, {4.0}),
                    "0.5 N(0, 2^2) + 0.5 N(0.5, 2^2) vs N(0, 2^2)"});
-  c.push_back(Case{"sgm_far", sampled_gaussian(0.1, 2.0, 2.0), gaussian({0.0}, {4.0}),
+  c.push_back(Case{"sgm_far", sampled_gaussian(0.1, 2.0, 2.0), exact::gaussian({0.0}, {4.0}),
                    "0.9 N(0, 2^2) + 0.1 N(2, 2^2) vs N(0, 2^2)"});
   for (int k : {1, 10, 50}) {
-    QuadraticLossSetting s;
+    exact::QuadraticLossSetting s;
     s.epochs = k;
-    const MixturePair m = quadratic_loss_last_iterate(s);
+    const exact::MixturePair m = exact::quadratic_loss_last_iterate(s);
     c.push_back(Case{"fig2_k" + std::to_string(k), m.p, m.q,
                      "Figure 2 quadratic loss, shuffle and partition, K = " + std::to_string(k)});
   }
   const std::vector<double> cov = {2.0, 0.9, 0.9, 1.0};
   c.push_back(Case{
-      "pair2d", gaussian({0.1, -0.05}, cov), gaussian({0.0, 0.0}, cov),
+      "pair2d", exact::gaussian({0.1, -0.05}, cov), exact::gaussian({0.0, 0.0}, cov),
       "2-D N((0.1, -0.05), S) vs N(0, S), S = [[2, 0.9], [0.9, 1]] (Mahalanobis shift 0.142)"});
   return c;
 }

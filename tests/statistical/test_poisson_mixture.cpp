@@ -13,9 +13,9 @@
 
 #include "../unit/experiment_support.hpp"
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
-#include "rdpaudit/estimate/rao_blackwell.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/rao_blackwell.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 #include "sim_moments_support.hpp"
@@ -120,7 +120,7 @@ TEST_CASE("poisson: Rao-Blackwell over sampled patterns covers the all-pattern e
           "\nbatch_size = 2\nsteps = 1\n[noise]\nstep_std = " + std::to_string(s) +
           "\n[init]\nmean = [" + std::to_string(m0) + "]\nstd = " + std::to_string(s0) + "\n",
       "poisson.toml");
-  estimate::GaussianMixture p, pp;
+  exact::GaussianMixture p, pp;
   p.covariance = pp.covariance = {1.0};
   const double c = eta / (q * n);
   for (unsigned in = 0; in < (1u << n); ++in) {
@@ -141,7 +141,7 @@ TEST_CASE("poisson: Rao-Blackwell over sampled patterns covers the all-pattern e
     }
   }
   const std::vector<double> alphas = {2.0, 8.0, 32.0};
-  const auto truth = estimate::exact_renyi(p, pp, alphas);
+  const auto truth = exact::exact_renyi(p, pp, alphas);
   const int reps = 100;
   std::vector<int> covered(truth.size(), 0);
   for (int r = 0; r < reps; ++r) {
@@ -149,8 +149,8 @@ TEST_CASE("poisson: Rao-Blackwell over sampled patterns covers the all-pattern e
     const auto mix = sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 500 + r, 128, why);
     REQUIRE(mix.has_value());
     REQUIRE(!mix->dprime.exact);  // the other records differ: sampled, not enumerated
-    const auto rb = estimate::rao_blackwell_renyi(
-        estimate::to_gaussian_mixture(mix->d), estimate::to_gaussian_mixture(mix->dprime), alphas);
+    const auto rb = exact::rao_blackwell_renyi(exact::to_gaussian_mixture(mix->d),
+                                               exact::to_gaussian_mixture(mix->dprime), alphas);
     for (std::size_t k = 0; k < rb.size(); ++k) {
       REQUIRE(rb[k].informative);
       REQUIRE(rb[k].alpha == truth[k].alpha);

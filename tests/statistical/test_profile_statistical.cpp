@@ -4,12 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/profile.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "test_estimate_support.hpp"
 
 using namespace rdpaudit;
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 TEST_CASE("certified profiles cover the exact profile in >= 88 % of 100 replications",
           "[profile][statistical]") {

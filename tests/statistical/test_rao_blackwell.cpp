@@ -1,4 +1,4 @@
-// The Rao-Blackwell estimate's pattern-sampling interval (estimate/rao_blackwell.hpp) against
+// The Rao-Blackwell estimate's pattern-sampling interval (exact/rao_blackwell.hpp) against
 // truths that can be enumerated: sampling without replacement with all other records equal
 // (the worst-case pair, x_i = 0), where theta_T depends on the schedule only through the
 // steps whose batch holds i0 (independently, each with probability b/n), so P' is a mixture
@@ -7,10 +7,10 @@
 #include <cmath>
 
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
-#include "rdpaudit/estimate/rao_blackwell.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/rao_blackwell.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
@@ -36,13 +36,13 @@ std::string experiment(const Setting& p) {
 
 // P = N(0, v_T); P' = sum over in in {0,1}^T of pi^|in| (1-pi)^(T-|in|) N(mu(in), v_T) with
 // mu <- a mu + c x' in_t step by step, a = 1 - eta lambda, c = eta lambda / b, pi = b / n.
-estimate::MixturePair enumerated(const Setting& p) {
+exact::MixturePair enumerated(const Setting& p) {
   const int T = p.steps();
   const double a = 1.0 - p.eta * p.lambda, c = p.eta * p.lambda / p.b, pi = double(p.b) / p.n;
   double var = 0.0;
   for (int t = 0; t < T; ++t) var = a * a * var + p.s * p.s;
-  estimate::MixturePair m;
-  m.p = estimate::gaussian({0.0}, {var});
+  exact::MixturePair m;
+  m.p = exact::gaussian({0.0}, {var});
   m.q.covariance = {var};
   for (unsigned in = 0; in < (1u << T); ++in) {
     double mean = 0.0, w = 1.0;
@@ -70,7 +70,7 @@ struct Coverage {
 std::vector<Coverage> measure(const Setting& p, const std::vector<double>& alphas, int reps,
                               int patterns, std::vector<estimate::Estimate>& truth) {
   const auto exact = enumerated(p);
-  truth = estimate::exact_renyi(exact.p, exact.q, alphas);
+  truth = exact::exact_renyi(exact.p, exact.q, alphas);
   const auto spec = config::parse_experiment(experiment(p), "rb.toml");
   std::vector<Coverage> out(truth.size());
   for (int r = 0; r < reps; ++r) {
@@ -79,8 +79,8 @@ std::vector<Coverage> measure(const Setting& p, const std::vector<double>& alpha
         sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 1000 + r, patterns, why);
     REQUIRE(mix.has_value());
     REQUIRE(!mix->dprime.exact);
-    const auto rb = estimate::rao_blackwell_renyi(
-        estimate::to_gaussian_mixture(mix->d), estimate::to_gaussian_mixture(mix->dprime), alphas);
+    const auto rb = exact::rao_blackwell_renyi(exact::to_gaussian_mixture(mix->d),
+                                               exact::to_gaussian_mixture(mix->dprime), alphas);
     for (std::size_t k = 0; k < rb.size(); ++k) {
       REQUIRE(rb[k].informative);
       REQUIRE(rb[k].direction == truth[k].direction);
@@ -149,8 +149,8 @@ TEST_CASE("rao-blackwell: a scenario's rows carry the pattern-sampling interval"
   const auto big = sim::quadratic_last_iterate_mixture(s, 999, 65536, why);
   REQUIRE(big.has_value());
   const std::vector<double> alphas = {2.0, 16.0};
-  const auto reference = estimate::exact_renyi(estimate::to_gaussian_mixture(big->d),
-                                               estimate::to_gaussian_mixture(big->dprime), alphas);
+  const auto reference = exact::exact_renyi(exact::to_gaussian_mixture(big->d),
+                                            exact::to_gaussian_mixture(big->dprime), alphas);
   const sim::ScenarioTallies none{};
   std::vector<int> covered(reference.size(), 0);
   double half_width = 0.0;

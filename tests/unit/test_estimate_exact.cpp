@@ -5,12 +5,13 @@
 
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
 #include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

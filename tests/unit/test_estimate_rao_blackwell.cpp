@@ -6,10 +6,11 @@
 #include <limits>
 
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/rao_blackwell.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/rao_blackwell.hpp"
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

@@ -5,9 +5,10 @@
 #include "../statistical/test_estimate_support.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/density_ratio.hpp"
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

@@ -5,8 +5,8 @@
 
 #include "experiment_support.hpp"
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 #include "with_threads.hpp"
@@ -111,13 +111,13 @@ TEST_CASE("the simulator's mixture of the Figure 2 setting gives the mpmath refe
     REQUIRE(mix.has_value());
     REQUIRE(mix->dprime.exact);
     const auto to = [](const sim::LastIterateMixture& m) {
-      estimate::GaussianMixture g;
+      exact::GaussianMixture g;
       g.weights = m.weights;
       g.means = m.means;
       g.covariance = {m.variance};
       return g;
     };
-    const auto values = estimate::exact_renyi(to(mix->d), to(mix->dprime), {c.alpha});
+    const auto values = exact::exact_renyi(to(mix->d), to(mix->dprime), {c.alpha});
     for (const auto& v : values) {
       INFO("K = " << c.epochs << ", alpha = " << c.alpha << ", direction " << v.direction);
       CHECK(v.value == Approx(v.direction == 0 ? c.forward : c.backward).epsilon(1e-9));

@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/exact/chain.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
@@ -85,7 +85,7 @@ void affine_gaussian(const std::vector<AffineCase>& maps, double s, double& mean
 double mixture_truth(const std::vector<double>& wp, const std::vector<double>& mp,
                      const std::vector<double>& wq, const std::vector<double>& mq, double var,
                      double alpha, bool forward) {
-  rdpaudit::estimate::GaussianMixture p, q;
+  rdpaudit::exact::GaussianMixture p, q;
   p.weights = wp;
   p.means = mp;
   p.covariance = {var};
@@ -524,7 +524,7 @@ TEST_CASE(
   const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
   // the 2-D laws: every batch pattern over the 4 steps (each with probability 1/16), axis 0
   // from the pattern's maps, axis 1 from the data's 0.7 (the same maps for every pattern)
-  rdpaudit::estimate::GaussianMixture p, q;
+  rdpaudit::exact::GaussianMixture p, q;
   p.dim = q.dim = 2;
   double var = 0;
   for (int mask = 0; mask < 16; ++mask) {

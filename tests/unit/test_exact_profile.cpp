@@ -1,5 +1,5 @@
 // Privacy-profile brackets from the exact engine's laws (exact/profile.hpp): against the exact
-// profile of listed Gaussian mixtures (estimate/exact_profile.hpp) where both apply, and
+// profile of listed Gaussian mixtures (exact/mixture_profile.hpp) where both apply, and
 // against a Monte Carlo run of a projected chain with boundary atoms; the wiring into the
 // estimate stage and the claim cells.
 #include <catch2/catch.hpp>
@@ -10,14 +10,14 @@
 #include "rdpaudit/audit/auditor.hpp"
 #include "rdpaudit/audit/table.hpp"
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
 #include "rdpaudit/exact/chain.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/exact/profile.hpp"
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
-using rdpaudit::estimate::GaussianMixture;
+using rdpaudit::exact::GaussianMixture;
 using namespace rdpaudit::exact;
 
 namespace {

@@ -15,7 +15,7 @@
 #include "rdpaudit/audit/table.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
 
 using namespace rdpaudit;
 namespace gdp = rdpaudit::bounds::gdp;
@@ -46,8 +46,8 @@ deltas = [1e-5, 1e-3]
 
 // N(mu, 1) as two equal halves: the same law, but not recognised as a single Gaussian, so
 // its mu comes from the eps grid.
-estimate::GaussianMixture split_gaussian(double mean) {
-  estimate::GaussianMixture m;
+exact::GaussianMixture split_gaussian(double mean) {
+  exact::GaussianMixture m;
   m.weights = {0.5, 0.5};
   m.means = {mean, mean};
   m.covariance = {1.0};
@@ -98,7 +98,7 @@ TEST_CASE(
   estimate::ScenarioEstimates est;
   // Single Gaussians: the closed form, both directions, a point bracket.
   for (double mu : {0.1, 0.5, 1.0, 3.0, 8.0}) {
-    est.exact_law = {estimate::gaussian({mu}, {1.0}), estimate::gaussian({0.0}, {1.0})};
+    est.exact_law = {exact::gaussian({mu}, {1.0}), exact::gaussian({0.0}, {1.0})};
     const auto rows = audit::gdp_estimates(s, est);
     REQUIRE(rows.size() == 2);
     for (int d : {0, 1}) {
@@ -124,11 +124,11 @@ TEST_CASE(
   }
   // Poisson subsampling at q = 1/2 of N(1, 1) against N(0, 1): 1-GDP in the limit eps -> inf,
   // far below at eps = 0; the grid reaches far, and says where its supremum was attained.
-  estimate::GaussianMixture mix;
+  exact::GaussianMixture mix;
   mix.weights = {0.5, 0.5};
   mix.means = {1.0, 0.0};
   mix.covariance = {1.0};
-  est.exact_law = {mix, estimate::gaussian({0.0}, {1.0})};
+  est.exact_law = {mix, exact::gaussian({0.0}, {1.0})};
   const auto rows = audit::gdp_estimates(s, est);
   const auto* fwd = row(rows, "exact-profile", 0);
   const auto* bwd = row(rows, "exact-profile", 1);
@@ -143,7 +143,7 @@ TEST_CASE(
   CHECK(fwd->epsilon_at == fwd->epsilon_max);  // still growing where delta runs out
   CHECK(bwd->value < fwd->value);
   // The profile's own grid (0 .. 1) would have said much less.
-  const estimate::ExactProfile f(mix, estimate::gaussian({0.0}, {1.0}));
+  const exact::ExactProfile f(mix, exact::gaussian({0.0}, {1.0}));
   CHECK(gdp::mu_from_delta(1.0, f.delta(1.0)) < 0.7);
 }
 
@@ -184,7 +184,7 @@ TEST_CASE(
     const audit::ClaimTable t = audit::audited_claims(s, renyi);
     estimate::ScenarioEstimates est;
     est.profiles = {gaussian_family(1.0, 1'000'000)};
-    est.exact_law = {estimate::gaussian({1.0}, {1.0}), estimate::gaussian({0.0}, {1.0})};
+    est.exact_law = {exact::gaussian({1.0}, {1.0}), exact::gaussian({0.0}, {1.0})};
     audit::Auditor auditor(0.05);
     auditor.add(s, renyi, est, "-", 1'000'000);
     auditor.add_claims(s, t, est);

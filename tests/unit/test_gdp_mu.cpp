@@ -15,9 +15,9 @@
 #include "rdpaudit/audit/gdp_mu.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
 #include "rdpaudit/config/load.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
-#include "rdpaudit/estimate/known_truth.hpp"
 #include "rdpaudit/estimate/profile.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 #include "reference_csv.hpp"
 
@@ -109,8 +109,8 @@ TEST_CASE(
     "exact mu from an exact profile: a Gaussian pair's mu at every eps; a mixture below "
     "the Gaussian that dominates it",
     "[gdp][gdp-mu][profile]") {
-  using estimate::ExactProfile;
-  using estimate::gaussian;
+  using exact::ExactProfile;
+  using exact::gaussian;
   const std::vector<double> grid{0.0, 0.25, 0.5, 1.0, 2.0, 4.0};
   for (double mu : {0.3, 1.0, 3.0}) {
     // N(mu/2, 1/4) against N(0, 1/4): shift mu/2 over sd 1/2.
@@ -124,7 +124,7 @@ TEST_CASE(
   // Poisson subsampling at rate 1/2 of N(1, 1) against N(0, 1): P' = N(0, 1) is the same
   // post-processing of N(0, 1) (replace the draw by a fresh N(0, 1) with probability 1/2), so
   // the pair is 1-GDP, and less distinguishable than the Gaussian.
-  estimate::GaussianMixture mix;
+  exact::GaussianMixture mix;
   mix.weights = {0.5, 0.5};
   mix.means = {1.0, 0.0};
   mix.covariance = {1.0};
@@ -162,13 +162,13 @@ TEST_CASE(
           rdpaudit::sim::quadratic_last_iterate_mixture(spec.scenarios.at(0), 1, 16, why);
       INFO(why);
       REQUIRE(mix.has_value());
-      const auto p = estimate::to_gaussian_mixture(mix->d);
-      const auto q = estimate::to_gaussian_mixture(mix->dprime);
+      const auto p = exact::to_gaussian_mixture(mix->d);
+      const auto q = exact::to_gaussian_mixture(mix->dprime);
       const double c = 1.0 - 0.02, s = 0.4, cT = std::pow(c, T);
       const double gap = 0.02 * 4.0 / 10.0 * (1.0 - cT) / (1.0 - c);
       const double sd = std::sqrt(s * s * (1.0 - cT * cT) / (1.0 - c * c) + cT * cT * v0);
-      const double mu = audit::exact_mu_on_grid(estimate::ExactProfile(p, q),
-                                                estimate::ExactProfile(q, p), {0.0, 1.0});
+      const double mu =
+          audit::exact_mu_on_grid(exact::ExactProfile(p, q), exact::ExactProfile(q, p), {0.0, 1.0});
       INFO("T " << T << ", v0 " << v0 << ": exact mu " << mu);
       CHECK(mu == Approx(gap / sd).epsilon(1e-7));
       if (v0 == 0.0) {

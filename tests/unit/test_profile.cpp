@@ -1,4 +1,4 @@
-// Privacy profiles (estimate/profile.hpp, estimate/exact_profile.hpp), the [profile] table
+// Privacy profiles (estimate/profile.hpp, exact/mixture_profile.hpp), the [profile] table
 // and the (eps, delta) claims of the audit.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -8,11 +8,12 @@
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/profile.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 
 using namespace rdpaudit;
 using namespace rdpaudit::estimate;
+using namespace rdpaudit::exact;
 
 namespace {
 

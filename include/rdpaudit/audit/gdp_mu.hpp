@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/scenario.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 
 namespace rdpaudit::audit {
 
@@ -82,8 +82,7 @@ double plugin_mu(const estimate::ProfileCounts& c);
 /// max over `epsilons` (each >= 0) and both directions of gdp::mu_from_delta(eps, delta(eps)),
 /// `forward` the exact profile of (P, P'), `backward` that of (P', P): a lower bound on the
 /// exact mu of the pair, exact for a Gaussian pair at any eps.
-double exact_mu_on_grid(const estimate::ExactProfile& forward,
-                        const estimate::ExactProfile& backward,
+double exact_mu_on_grid(const exact::ExactProfile& forward, const exact::ExactProfile& backward,
                         const std::vector<double>& epsilons);
 
 }  // namespace rdpaudit::audit

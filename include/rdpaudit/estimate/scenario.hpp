@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "rdpaudit/config/scenario.hpp"
-#include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 #include "rdpaudit/estimate/selection.hpp"
 #include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/sim/simulate.hpp"
 
 namespace rdpaudit::estimate {
@@ -38,7 +38,7 @@ struct ScenarioEstimates {
   std::vector<ProfileEstimate> profile;
   /// The exact 1-D laws (P, P') of the "exact-profile" rows (empty without them): the pair's
   /// exact Gaussian-DP parameter (audit/gdp_mu.hpp) is read from them.
-  std::vector<GaussianMixture> exact_law;
+  std::vector<exact::GaussianMixture> exact_law;
 };
 
 /// The selection phase of a scenario: chooses the score cells on the pilot's last iterates

@@ -1,5 +1,5 @@
 // The value of one search point: the exact R_alpha (or delta(eps)) of the point's scenario from
-// the exact-law engines (estimate/exact.hpp for an enumerated Gaussian mixture, the exact
+// the exact-law engines (exact/gaussian_mixture.hpp for an enumerated Gaussian mixture, the exact
 // chain of estimate/exact_chain.hpp for 1-D laws evolved step by step), or "not covered" with
 // the engines' reasons. No samples are drawn.
 #pragma once

@@ -43,7 +43,7 @@ struct MixturePair {
 /// (fixed order, full batch), and otherwise sampled: `patterns` independent schedules from
 /// streams of their own, schedule k giving component k of both D and D' (the pattern is
 /// drawn independently of the data), so the components pair up for the pattern-sampling
-/// interval (estimate/rao_blackwell.hpp).
+/// interval (exact/rao_blackwell.hpp).
 std::optional<MixturePair> quadratic_last_iterate_mixture(const config::Scenario& s,
                                                           std::uint64_t seed, int patterns,
                                                           std::string& why);

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 struct RaoBlackwellOptions {
   /// Jackknife groups: the patterns are split into this many consecutive groups of (nearly)
@@ -42,8 +42,9 @@ struct RaoBlackwellOptions {
 /// limited to quadrature.max_points / groups points (the group densities are kept).
 /// Throws InternalError for unequal component counts, groups < 2 or a level outside (0, 1),
 /// and as exact_renyi.
-std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const GaussianMixture& q,
-                                          const std::vector<double>& alphas,
-                                          const RaoBlackwellOptions& options = {});
+std::vector<estimate::Estimate> rao_blackwell_renyi(const GaussianMixture& p,
+                                                    const GaussianMixture& q,
+                                                    const std::vector<double>& alphas,
+                                                    const RaoBlackwellOptions& options = {});
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

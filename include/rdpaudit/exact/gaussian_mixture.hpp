@@ -16,7 +16,7 @@
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/estimate/types.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 /// A mixture sum_j w_j N(mean_j, scale_j * covariance) in `dim` dimensions.
 struct GaussianMixture {
@@ -62,9 +62,9 @@ struct ExactOptions {
 /// grid - value on the grid of twice the step| (a conservative numerical error bracket).
 /// Requires one base covariance common to P and P' (components may scale it: `scales`);
 /// throws InternalError otherwise, or for dim > 2.
-std::vector<Estimate> exact_renyi(
+std::vector<estimate::Estimate> exact_renyi(
     const GaussianMixture& p, const GaussianMixture& q, const std::vector<double>& alphas,
     const ExactOptions& options = {},
     const std::string& method = config::to_string(config::Row::kExactQuadrature));
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

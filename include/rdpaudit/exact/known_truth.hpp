@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 /// R_alpha(N(m1, S) || N(m2, S)) = alpha * (m1 - m2)^T S^-1 (m1 - m2) / 2, given the squared
 /// Mahalanobis distance (mu^2 / s^2 in 1-D).
@@ -50,4 +50,4 @@ MixturePair quadratic_loss_last_iterate(const QuadraticLossSetting& setting);
 /// component scales where the batch size is random).
 GaussianMixture to_gaussian_mixture(const sim::LastIterateMixture& m);
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

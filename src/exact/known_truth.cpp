@@ -1,4 +1,4 @@
-#include "rdpaudit/estimate/known_truth.hpp"
+#include "rdpaudit/exact/known_truth.hpp"
 
 #include <cmath>
 #include <string>
@@ -6,7 +6,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/numeric.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 double gaussian_pair_renyi(double mahalanobis_sq, double alpha) {
   return alpha * mahalanobis_sq / 2.0;
@@ -27,7 +27,7 @@ double sampled_gaussian_renyi(double rate, double shift, int alpha) {
                              (alpha - k > 0 ? (alpha - k) * std::log1p(-rate) : 0.0);
     terms.push_back(log_binom + log_rates + 0.5 * k * (k - 1.0) * shift * shift);
   }
-  return log_sum_exp(terms) / (alpha - 1.0);
+  return estimate::log_sum_exp(terms) / (alpha - 1.0);
 }
 
 MixturePair quadratic_loss_last_iterate(const QuadraticLossSetting& s) {
@@ -81,4 +81,4 @@ GaussianMixture to_gaussian_mixture(const sim::LastIterateMixture& m) {
   return g;
 }
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

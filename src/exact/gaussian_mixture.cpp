@@ -1,4 +1,4 @@
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
@@ -7,9 +7,9 @@
 #include <string>
 
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/mixture_quadrature.hpp"
+#include "rdpaudit/exact/mixture_quadrature.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 void GaussianMixture::check(const std::string& key) const {
   if (dim < 1) throw InternalError(key + ".dim", "0", "must be >= 1");
@@ -70,16 +70,17 @@ GaussianMixture gaussian(const std::vector<double>& mean, const std::vector<doub
   return g;
 }
 
-std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixture& q,
-                                  const std::vector<double>& alphas, const ExactOptions& options,
-                                  const std::string& method) {
+std::vector<estimate::Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixture& q,
+                                            const std::vector<double>& alphas,
+                                            const ExactOptions& options,
+                                            const std::string& method) {
   using namespace quadrature;
   const Eigen::MatrixXd chol_l = common_cholesky(p, q, options);
-  check_alphas(alphas, "exact.alphas");
+  estimate::check_alphas(alphas, "exact.alphas");
   const Whitened wp = whiten(p, chol_l), wq = whiten(q, chol_l);
   const double a_max = *std::max_element(alphas.begin(), alphas.end());
 
-  std::vector<Estimate> out;
+  std::vector<estimate::Estimate> out;
   std::vector<char> fits;
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::size_t points = 0;
@@ -92,16 +93,17 @@ std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixtur
     }
     const std::vector<double> lp = log_density_grid(wp, axes), lq = log_density_grid(wq, axes);
     const GridSum np = grid_sum(axes, lp), nq = grid_sum(axes, lq);
-    out.assign(alphas.size() * 2, Estimate{});
+    out.assign(alphas.size() * 2, estimate::Estimate{});
     fits.assign(out.size(), 1);
 #pragma omp parallel for schedule(dynamic) if (points * out.size() > kParallelWork)
     for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(out.size()); ++k) {
       const double a = alphas[static_cast<std::size_t>(k) / 2];
       const int dir = static_cast<int>(k % 2);
-      const OrderValue v = dir == kForward ? renyi_on_grid(axes, lp, lq, np, nq, a, options)
-                                           : renyi_on_grid(axes, lq, lp, nq, np, a, options);
+      const OrderValue v = dir == estimate::kForward
+                               ? renyi_on_grid(axes, lp, lq, np, nq, a, options)
+                               : renyi_on_grid(axes, lq, lp, nq, np, a, options);
       fits[static_cast<std::size_t>(k)] = v.fits ? 1 : 0;
-      Estimate& e = out[static_cast<std::size_t>(k)];
+      estimate::Estimate& e = out[static_cast<std::size_t>(k)];
       e.alpha = a;
       e.direction = dir;
       e.method = method;
@@ -111,13 +113,13 @@ std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixtur
       e.interval = "numerical error bracket of the quadrature";
       e.informative = std::isfinite(v.value);
       if (!e.informative)
-        e = uninformative(a, dir, method, "quadrature produced a non-finite value");
+        e = estimate::uninformative(a, dir, method, "quadrature produced a non-finite value");
     }
     if (std::find(fits.begin(), fits.end(), 0) == fits.end()) return out;
   }
   for (std::size_t k = 0; k < out.size(); ++k) {
     if (!fits[k]) {
-      out[k] = uninformative(
+      out[k] = estimate::uninformative(
           out[k].alpha, out[k].direction, method,
           "the tilted mass did not fit in the quadrature grid after widening it 4 times");
     }
@@ -125,4 +127,4 @@ std::vector<Estimate> exact_renyi(const GaussianMixture& p, const GaussianMixtur
   return out;
 }
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

@@ -12,9 +12,9 @@
 #include <memory>
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 struct ExactProfileOptions {
   /// Grid points of the root scan over [lowest mean - 40 sd, highest mean + 40 sd] (sd of the
@@ -54,4 +54,4 @@ class ExactProfile {
   std::unique_ptr<Scan> scan_;
 };
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

@@ -1,4 +1,4 @@
-#include "rdpaudit/estimate/exact_profile.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "rdpaudit/core/error.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 namespace {
 
@@ -187,4 +187,4 @@ EpsilonBracket exact_epsilon(const GaussianMixture& p, const GaussianMixture& q,
   return ExactProfile(p, q, options).epsilon(delta);
 }
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "rdpaudit/estimate/exact.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 
-namespace rdpaudit::estimate::quadrature {
+namespace rdpaudit::exact::quadrature {
 
 inline constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 /// Grid points x components (or x orders) below which a loop runs on one thread.
@@ -75,7 +75,8 @@ OrderValue renyi_on_grid(const std::vector<Axis>& axes, const std::vector<double
                          double alpha, const ExactOptions& options);
 
 /// Both directions of every order, uninformative for `reason`.
-std::vector<Estimate> uninformative_all(const std::vector<double>& alphas,
-                                        const std::string& method, const std::string& reason);
+std::vector<estimate::Estimate> uninformative_all(const std::vector<double>& alphas,
+                                                  const std::string& method,
+                                                  const std::string& reason);
 
-}  // namespace rdpaudit::estimate::quadrature
+}  // namespace rdpaudit::exact::quadrature

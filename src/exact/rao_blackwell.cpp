@@ -1,4 +1,4 @@
-#include "rdpaudit/estimate/rao_blackwell.hpp"
+#include "rdpaudit/exact/rao_blackwell.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
@@ -9,9 +9,9 @@
 
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/estimate/mixture_quadrature.hpp"
+#include "rdpaudit/exact/mixture_quadrature.hpp"
 
-namespace rdpaudit::estimate {
+namespace rdpaudit::exact {
 
 namespace {
 
@@ -51,12 +51,13 @@ std::string interval_text(const RaoBlackwellOptions& o, int groups, std::size_t 
 
 }  // namespace
 
-std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const GaussianMixture& q,
-                                          const std::vector<double>& alphas,
-                                          const RaoBlackwellOptions& options) {
+std::vector<estimate::Estimate> rao_blackwell_renyi(const GaussianMixture& p,
+                                                    const GaussianMixture& q,
+                                                    const std::vector<double>& alphas,
+                                                    const RaoBlackwellOptions& options) {
   const std::string method = config::to_string(config::Row::kRaoBlackwell);
   const Eigen::MatrixXd chol_l = common_cholesky(p, q, options.quadrature);
-  check_alphas(alphas, "rao_blackwell.alphas");
+  estimate::check_alphas(alphas, "rao_blackwell.alphas");
   const std::size_t patterns = p.components();
   if (q.components() != patterns) {
     throw InternalError(
@@ -72,7 +73,7 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
   }
   if (patterns < 4) {
     auto out = exact_renyi(p, q, alphas, options.quadrature, method);
-    for (Estimate& e : out) {
+    for (estimate::Estimate& e : out) {
       if (!e.informative) continue;
       e.lower = 0.0;
       e.upper = std::numeric_limits<double>::infinity();
@@ -122,8 +123,9 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
       for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(cells); ++k) {
         const double a = alphas[static_cast<std::size_t>(k) / 2];
         row[static_cast<std::size_t>(k)] =
-            k % 2 == kForward ? renyi_on_grid(axes, lp, lq, np, nq, a, options.quadrature)
-                              : renyi_on_grid(axes, lq, lp, nq, np, a, options.quadrature);
+            k % 2 == estimate::kForward
+                ? renyi_on_grid(axes, lp, lq, np, nq, a, options.quadrature)
+                : renyi_on_grid(axes, lq, lp, nq, np, a, options.quadrature);
       }
       for (const OrderValue& x : row) all_fit = all_fit && x.fits;
     }
@@ -136,7 +138,7 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
   const boost::math::students_t t_dist(groups - 1.0);
   const double t = boost::math::quantile(t_dist, 0.5 + 0.5 * options.confidence);
   const std::string text = interval_text(options, groups, patterns);
-  std::vector<Estimate> out(cells);
+  std::vector<estimate::Estimate> out(cells);
   for (std::size_t k = 0; k < cells; ++k) {
     const double a = alphas[k / 2];
     const int dir = static_cast<int>(k % 2);
@@ -149,7 +151,7 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
       if (v > 0) mean += x.value / groups;
     }
     if (!fits || !finite) {
-      out[k] = uninformative(
+      out[k] = estimate::uninformative(
           a, dir, method,
           fits ? "quadrature produced a non-finite value"
                : "the tilted mass did not fit in the quadrature grid after widening it 4 times");
@@ -162,7 +164,7 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
     }
     const double se = std::sqrt((groups - 1.0) / groups * ss);
     const OrderValue& full = values[0][k];
-    Estimate& e = out[k];
+    estimate::Estimate& e = out[k];
     e.alpha = a;
     e.direction = dir;
     e.method = method;
@@ -193,4 +195,4 @@ std::vector<Estimate> rao_blackwell_renyi(const GaussianMixture& p, const Gaussi
   return out;
 }
 
-}  // namespace rdpaudit::estimate
+}  // namespace rdpaudit::exact

@@ -1,4 +1,4 @@
-#include "rdpaudit/estimate/mixture_quadrature.hpp"
+#include "rdpaudit/exact/mixture_quadrature.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 #include "rdpaudit/core/error.hpp"
 
-namespace rdpaudit::estimate::quadrature {
+namespace rdpaudit::exact::quadrature {
 
 namespace {
 
@@ -239,13 +239,15 @@ OrderValue renyi_on_grid(const std::vector<Axis>& axes, const std::vector<double
   return out;
 }
 
-std::vector<Estimate> uninformative_all(const std::vector<double>& alphas,
-                                        const std::string& method, const std::string& reason) {
-  std::vector<Estimate> out;
+std::vector<estimate::Estimate> uninformative_all(const std::vector<double>& alphas,
+                                                  const std::string& method,
+                                                  const std::string& reason) {
+  std::vector<estimate::Estimate> out;
   for (double a : alphas) {
-    for (int dir : {kForward, kBackward}) out.push_back(uninformative(a, dir, method, reason));
+    for (int dir : {estimate::kForward, estimate::kBackward})
+      out.push_back(estimate::uninformative(a, dir, method, reason));
   }
   return out;
 }
 
-}  // namespace rdpaudit::estimate::quadrature
+}  // namespace rdpaudit::exact::quadrature
