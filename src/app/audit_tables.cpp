@@ -157,19 +157,19 @@ void print_evidence(const audit::AuditResult& a) {
 
 void print_cells_csv(const audit::AuditResult& a, const std::vector<std::string>& sweep_points) {
   fmt::print(
-      "scenario,sweep_point,bound,kind,expect,outcome,alpha,delta,direction,bound_value,"
-      "estimate,estimate_method,exact,lower,lower_method,p_value,p_holm,verdict,margin,"
-      "bound_over_estimate,close,note\n");
+      "scenario,sweep_point,bound,kind,expect,outcome,quantity,alpha,delta,direction,"
+      "bound_value,estimate,estimate_method,exact,lower,lower_method,p_value,p_holm,verdict,"
+      "margin,bound_over_estimate,close,note\n");
   for (const auto& c : a.cells) {
     const audit::BoundRow& b = a.bounds[c.bound];
     const auto s = static_cast<std::size_t>(c.scenario);
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.scenario,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.scenario,
                csv(s < sweep_points.size() ? sweep_points[s] : "-"), csv(b.name), csv(b.kind),
-               config::to_string(b.expect), audit::to_string(b.outcome), csv(c.alpha), csv(c.delta),
-               direction_text(c.direction), csv(c.bound_value), csv(c.estimate),
-               csv(c.estimate_method), csv(c.exact), csv(c.lower), csv(c.lower_method),
-               csv(c.p_value), csv(c.p_holm), audit::to_string(c.verdict), csv(c.tightness_lower),
-               csv(c.tightness_estimate), c.close ? 1 : 0, csv(c.note));
+               config::to_string(b.expect), audit::to_string(b.outcome), audit::quantity_name(c),
+               csv(c.alpha), csv(c.delta), direction_text(c.direction), csv(c.bound_value),
+               csv(c.estimate), csv(c.estimate_method), csv(c.exact), csv(c.lower),
+               csv(c.lower_method), csv(c.p_value), csv(c.p_holm), audit::to_string(c.verdict),
+               csv(c.tightness_lower), csv(c.tightness_estimate), c.close ? 1 : 0, csv(c.note));
   }
 }
 

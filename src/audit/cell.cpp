@@ -36,6 +36,10 @@ std::string exact_source(const Cell& c) {
   return c.is_claim() || c.gdp ? "exact profile" : "quadrature";
 }
 
+std::string_view quantity_name(const Cell& c) {
+  return c.gdp ? "mu" : c.is_claim() ? "eps_delta" : "renyi";
+}
+
 std::string order_text(const Cell& c) {
   if (c.gdp) return "mu";
   return c.is_claim() ? fmt::format("d={:g}", c.delta) : fmt::format("{:g}", c.alpha);

@@ -340,9 +340,7 @@ void ResultsWriter::add_audit(const audit::AuditResult& a) {
   c.dataset("bound", bound.data(), n);
   reals("alpha", [](const audit::Cell& x) { return x.alpha; });
   reals("delta", [](const audit::Cell& x) { return x.delta; });
-  texts("quantity", [](const audit::Cell& x) {
-    return std::string(x.gdp ? "mu" : x.is_claim() ? "eps_delta" : "renyi");
-  });
+  texts("quantity", [](const audit::Cell& x) { return std::string(audit::quantity_name(x)); });
   const auto dir = column<int>(cells, [](const audit::Cell& x) { return x.direction; });
   c.dataset("direction", dir.data(), n);
   reals("bound_value", [](const audit::Cell& x) { return x.bound_value; });

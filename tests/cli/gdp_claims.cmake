@@ -36,4 +36,18 @@ execute_process(COMMAND ${CLI} report ${out} RESULT_VARIABLE rc OUTPUT_VARIABLE 
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "report: exit ${rc}")
 endif()
+# report --csv names what each row tests: a mu cell has neither alpha nor delta, so without
+# the quantity column its row could not be told from a Renyi row with a missing order.
+execute_process(COMMAND ${CLI} report ${out} --csv RESULT_VARIABLE rc OUTPUT_VARIABLE csv_text)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "report --csv: exit ${rc}")
+endif()
+set(row "\n[0-9]+,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,")
+if(NOT csv_text MATCHES "^scenario,sweep_point,bound,kind,expect,outcome,quantity,alpha,delta,"
+   OR NOT csv_text MATCHES "${row}mu,,,P" OR NOT csv_text MATCHES "${row}renyi,[0-9.]+,,P"
+   OR NOT csv_text MATCHES "${row}eps_delta,,[0-9.e-]+,P"
+   OR csv_text MATCHES "${row}mu,[^,]" OR csv_text MATCHES "${row}mu,,[^,]"
+   OR csv_text MATCHES "${row}renyi,," OR csv_text MATCHES "${row}eps_delta,[^,]")
+  message(FATAL_ERROR "report --csv: the quantity column and its orders:\n${csv_text}")
+endif()
 message(STATUS "gdp claims ok")

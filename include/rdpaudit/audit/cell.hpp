@@ -116,6 +116,10 @@ struct Cell {
 /// in files before 2.4).
 std::string exact_source(const Cell& c);
 
+/// What the cell tests, as /audit/cells/quantity and `report --csv` name it: "renyi"
+/// (R_alpha <= bound), "eps_delta" (eps(delta) <= bound) or "mu" (a Gaussian-DP claim's mu).
+std::string_view quantity_name(const Cell& c);
+
 /// The cell's order as a table shows it: "2", "d=1e-05" for an (eps, delta) claim, "mu" for a
 /// Gaussian-DP claim's mu cell.
 std::string order_text(const Cell& c);
