@@ -11,7 +11,8 @@
 //                                   experiments/gradient_formula.toml's chain with this
 //                                   gradient formula (T = 10)
 // Optional 4th and 5th arguments: cells per noise sd, cluster width in cells (default: the
-// engine's). Times are the process's CPU time (one core; the machine may be shared).
+// engine's). Times are the process's CPU time (one core; the machine may be shared); the
+// resident memory after the chain is what the engine still holds then.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,12 +21,30 @@
 #include <string>
 #include <vector>
 
+#include "rdpaudit/estimate/exact_chain.hpp"
 #include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/profile.hpp"
 
 using namespace rdpaudit::exact;
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
+
+namespace {
+
+// The process's resident memory now, in MB (Linux; -1 elsewhere): what a chain leaves held.
+double resident_mb() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  double kb = -1;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmRSS: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb < 0 ? -1 : kb / 1024.0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -117,6 +136,11 @@ int main(int argc, char** argv) {
       which.c_str(), variant.c_str(), T, laws.d.last.cells, cpu,
       std::chrono::duration<double>(t1 - t0).count(),
       std::chrono::duration<double>(t2 - t1).count(), worst * 1e3, worst_at.c_str());
+  std::printf("resident after the chain and its brackets: %.1f MB\n", resident_mb());
+  // the estimate run's work limit compares (estimate.exact_max_work): CPU ns per unit of it
+  const auto work = rdpaudit::estimate::chain_work(c, o);
+  std::printf("work estimate %.3g (cases per step %g): %.3g ns of CPU per unit\n", work.work,
+              work.propagations, cpu * 1e9 / work.work);
   // the privacy profile's brackets from the same laws (exact/profile.hpp): delta(eps) at
   // eps = 0.5, 1, 2 and eps(delta) at delta = 1e-5, both directions
   const std::clock_t c1 = std::clock();

@@ -23,14 +23,21 @@ double grid_cells(const exact::ChainSpec& c, const exact::EngineOptions& o) {
   return std::max(1.0, std::ceil((hi - lo) / (c.step_std / o.cells_per_sd)));
 }
 
-// A map case (a gradient formula) computes its coefficients per source instead of reading a
-// table: about kMapCaseCost affine cases' work per source and target (bench_exact's formula
-// cells: ~375 ns a pair, against ~4 ns through a table).
-constexpr double kMapCaseCost = 100.0;
+// A map case (a gradient formula) computes its coefficients per source and target instead of
+// reading a shared table, at about kMapFirstCost affine cases' work; the engine keeps them for
+// the chain's later steps (exact::kMapCoefficientsKept), which then cost kMapKeptCost affine
+// cases' work each. Where one dataset's coefficients (cells x width per map case) do not fit,
+// every step pays the first step's cost. Calibrated with bench_exact formula at T = 10 ... 300
+// against the affine blog chains' CPU time per unit of work (bench/README.md).
+constexpr double kMapFirstCost = 1600.0;
+constexpr double kMapKeptCost = 50.0;
 
-double cases(const exact::Step& step) {
-  return static_cast<double>(step.cases.size()) +
-         kMapCaseCost * static_cast<double>(step.maps.size());
+// Affine cases propagated per step, a map case counted at its share of the chain's cost.
+double cases(const exact::Step& step, double steps, double coefficients) {
+  const double maps = static_cast<double>(step.maps.size());
+  const bool kept = maps * coefficients <= static_cast<double>(exact::kMapCoefficientsKept);
+  const double per_map = kept ? kMapKeptCost + kMapFirstCost / steps : kMapFirstCost;
+  return static_cast<double>(step.cases.size()) + per_map * maps;
 }
 
 // Both directions' profile brackets on the scenario's grids: value = the midpoint (the lower
@@ -72,36 +79,44 @@ std::vector<ProfileEstimate> chain_profile(const config::Scenario& s, const exac
 ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, double limit) {
   ChainWork w;
   const double reach = 2.0 * o.renyi.propagate.reach * o.cells_per_sd;
-  for (bool dp : {false, true}) {
-    const double in = cases(exact::step_in(c, dp));
-    const double out = cases(exact::step_out(c, dp));
-    const double sampled = cases(exact::step_sampled(c, dp));
-    const double m = static_cast<double>(std::max(1L, c.steps_per_epoch));
-    switch (c.scheme) {
-      case BatchScheme::kFullBatch:
-        w.propagations += in;
-        break;
-      case BatchScheme::kFixedOrder:
-        w.propagations += std::max(in, out);
-        break;
-      case BatchScheme::kSampleWithoutReplacement:
-      case BatchScheme::kPoisson:
-        w.propagations += sampled;
-        break;
-      case BatchScheme::kShufflePartition:
-        w.propagations += (m + 1.0) * std::max(in, out);
-        break;
-      case BatchScheme::kShuffleEachEpoch:
-      case BatchScheme::kRandomAllocation:  // chain_from_scenario: as shuffle_each_epoch
-        w.propagations += in + 2.0 * out;
-        break;
+  const double steps = static_cast<double>(c.steps) + 1.0;
+  // affine cases propagated per step, both datasets, on a grid of `cells` cells
+  const auto propagations = [&](double cells) {
+    const double coefficients = cells * std::min(cells, reach);
+    double p = 0;
+    for (bool dp : {false, true}) {
+      const double in = cases(exact::step_in(c, dp), steps, coefficients);
+      const double out = cases(exact::step_out(c, dp), steps, coefficients);
+      const double sampled = cases(exact::step_sampled(c, dp), steps, coefficients);
+      const double m = static_cast<double>(std::max(1L, c.steps_per_epoch));
+      switch (c.scheme) {
+        case BatchScheme::kFullBatch:
+          p += in;
+          break;
+        case BatchScheme::kFixedOrder:
+          p += std::max(in, out);
+          break;
+        case BatchScheme::kSampleWithoutReplacement:
+        case BatchScheme::kPoisson:
+          p += sampled;
+          break;
+        case BatchScheme::kShufflePartition:
+          p += (m + 1.0) * std::max(in, out);
+          break;
+        case BatchScheme::kShuffleEachEpoch:
+        case BatchScheme::kRandomAllocation:  // chain_from_scenario: as shuffle_each_epoch
+          p += in + 2.0 * out;
+          break;
+      }
     }
-  }
+    return p;
+  };
   const auto work_of = [&](double cells) {
+    w.propagations = propagations(cells);
     w.cells = static_cast<long>(std::min(cells, 1e15));
     w.width = static_cast<long>(std::min(cells, reach));
     // the upper bound's density pass costs about one more step
-    w.work = (static_cast<double>(c.steps) + 1.0) * cells * std::min(cells, reach) * w.propagations;
+    w.work = steps * cells * std::min(cells, reach) * w.propagations;
   };
   if (exact::uses_location_mixture(c, o)) {
     // Clusters (at most one per cluster_cells grid cells of the mean's hull) times cases per
@@ -110,6 +125,7 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
     w.location = true;
     const double cells = grid_cells(c, o);
     const double clusters = std::ceil(cells / std::max(1e-3, o.cluster_cells));
+    w.propagations = propagations(cells);
     w.cells = static_cast<long>(std::min(cells, 1e15));
     w.width = static_cast<long>(std::min(cells, reach));
     w.work = static_cast<double>(c.steps) * clusters * w.propagations +

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "formula_chain.hpp"
+#include "kernel.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::exact {
@@ -476,6 +477,10 @@ Step reflected(Step st) {
 ChainLaws evolve_pair(const ChainSpec& c, const EngineOptions& o) {
   if (c.steps < 1 || !(c.step_std > 0))
     throw InternalError("evolve_pair: steps >= 1, step_std > 0");
+  // the map cases' coefficients serve this chain's steps only (their keys hold its grid)
+  struct Release {
+    ~Release() { detail::release_map_coefficients(); }
+  } release;
   {
     ChainLaws exact_location;
     if (evolve_location_pair(c, o, exact_location)) return exact_location;

@@ -200,6 +200,11 @@ inline void add_edges(double weight, Bracket below, Bracket above, CellLaw& out)
 void propagate_maps(const CellLaw& law, const Step& step, double reach_sds, CellLaw& out,
                     double& unvisited);
 
+/// Frees what propagate_maps keeps across the steps of a chain on this thread (its
+/// coefficients; up to kMapCoefficientsKept of them): a chain's evolution calls it when done, so no
+/// memory is held between chains.
+void release_map_coefficients();
+
 /// Adds, for each point y of `ys`, the bounds on the density the map cases of `step` give at y
 /// from `law` (map_step.cpp).
 void density_of_maps(const CellLaw& law, const Step& step, const std::vector<double>& ys,

@@ -9,6 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "gaussian_bounds.hpp"
 #include "kernel.hpp"
 #include "map_source.hpp"
@@ -47,17 +51,22 @@ struct SentHash {
   }
 };
 
-/// At most this many coefficients are kept per thread (about 230 MB: 600 cells of three
-/// cases); a full cache is emptied.
-constexpr std::size_t kCachedCoefs = std::size_t{3} << 19;
+struct SentCache {
+  std::unordered_map<SentKey, Sent, SentHash> entries;
+  std::size_t held = 0;  ///< coefficients in `entries`
+};
+
+SentCache& sent_cache() {
+  thread_local SentCache cache;
+  return cache;
+}
 
 const Sent& sent(const SentKey& key) {
-  thread_local std::unordered_map<SentKey, Sent, SentHash> cache;
-  thread_local std::size_t held = 0;
+  auto& [cache, held] = sent_cache();
   const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const auto count = static_cast<std::size_t>(key.count);
-  if (held + count > kCachedCoefs) {
+  if (held + count > kMapCoefficientsKept) {
     cache.clear();
     held = 0;
   }
@@ -84,6 +93,19 @@ double sup_pdf(double u1, double u2) {
 }
 
 }  // namespace
+
+void release_map_coefficients() {
+  // swap, not clear: clear keeps the bucket array
+  SentCache& c = sent_cache();
+  if (c.held == 0) return;
+  std::unordered_map<SentKey, Sent, SentHash>().swap(c.entries);
+  c.held = 0;
+#if defined(__GLIBC__)
+  // the coefficients are many blocks below glibc's mmap threshold: freed, they stay in the
+  // process's heap (its resident memory) until trimmed
+  malloc_trim(0);
+#endif
+}
 
 void propagate_maps(const CellLaw& law, const Step& step, double reach_sds, CellLaw& out,
                     double& unvisited) {

@@ -110,6 +110,12 @@ struct MapCase {
   std::function<LocalQuadratic(double x_lo, double x_hi)> quadratic;
 };
 
+/// Map cases (gradient formulas) keep their coefficients across a chain's steps, at most this
+/// many per thread (about 230 MB: 600 cells of three map cases; a full store is emptied and
+/// refilled), and nothing once a chain's evolution (evolve_pair) returns (docs/exact-laws.md,
+/// "Cost").
+inline constexpr std::size_t kMapCoefficientsKept = std::size_t{3} << 19;
+
 /// One step: a mixture of affine cases and of map cases (weights sum to 1), then
 /// N(0, noise_std^2).
 struct Step {
