@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/exact_support.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/estimate/cells.hpp"
 #include "rdpaudit/estimate/histogram.hpp"
@@ -35,17 +36,7 @@ using namespace rdpaudit;
 
 namespace {
 
-const char* kProjectedLinear = R"(
-[experiment]
-seed = 1
-trajectories = 20000
-[model]
-loss = "linear"
-dim = 1
-[data]
-preset = "linear_worst_case"
-n = 10
-lipschitz = 1.0
+const std::string kProjectedLinear = test::linear_worst_case_toml(1, 20000, R"(
 [training]
 scheme = "sample_without_replacement"
 eta = 0.04
@@ -54,7 +45,7 @@ steps = 30
 projection_diameter = 0.6
 [noise]
 blog_sigma = 1.0
-)";
+)");
 
 const char* kPoissonQuadratic = R"(
 [experiment]
@@ -99,7 +90,7 @@ projection_diameter = 1.0
 step_std = 0.2
 )";
 
-config::Scenario scenario_of(const char* toml) {
+config::Scenario scenario_of(const std::string& toml) {
   const auto spec = config::parse_experiment(toml, "coverage.toml");
   REQUIRE(spec.scenarios.size() == 1);
   return spec.scenarios.front();
@@ -193,17 +184,7 @@ TEST_CASE("plug-in: a projected chain's boundary atom is a cell, not an unreache
   // noise 0.04 per step, domain [-1, 1]) at T = 100, 2 x 10^5 trajectories per dataset as in
   // experiments/blog_saturation.toml: 2.5 % of D's trajectories end on -1, 2.5 % of D''s on
   // +1, and about 10^-4 of the other dataset's on each; those atoms carry R_alpha at alpha >= 4.
-  config::Scenario s = scenario_of(R"(
-[experiment]
-seed = 7
-trajectories = 200000
-[model]
-loss = "linear"
-dim = 1
-[data]
-preset = "linear_worst_case"
-n = 10
-lipschitz = 1.0
+  config::Scenario s = scenario_of(test::linear_worst_case_toml(7, 200000, R"(
 [training]
 scheme = "sample_without_replacement"
 eta = 0.04
@@ -212,7 +193,7 @@ steps = 100
 projection_diameter = 2.0
 [noise]
 blog_sigma = 1.0
-)");
+)"));
   const std::vector<double> alphas = {1.5, 2, 4, 8, 16};
   const auto exact = exact_rows(s, alphas);
   const Replication r = replicate(s, 7, 200000, 50000);
@@ -272,7 +253,7 @@ TEST_CASE("rigorous lower bounds cover the exact values of three non-Gaussian la
   const std::vector<double> alphas = coverage_alphas();
   const struct {
     const char* name;
-    const char* toml;
+    std::string toml;
     int cells_per_sd;  // the engine's grid: 10 keeps the Poisson law's 12 cases a step cheap
   } laws[] = {{"projected linear, sampled without replacement", kProjectedLinear, 40},
               {"quadratic, Poisson sampling, T = 8", kPoissonQuadratic, 10},

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "exact_support.hpp"
 #include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -18,17 +19,7 @@ namespace {
 
 // Noisy GD on the linear loss, unprojected: theta_T ~ N(-T eta g / n, T s^2) with g = +L in D
 // and -L in D', so R_alpha = alpha T (2 eta L / n)^2 / (2 s^2) in both directions.
-const std::string kLinear = R"(
-[experiment]
-seed = 3
-trajectories = 1000
-[model]
-loss = "linear"
-dim = 1
-[data]
-preset = "linear_worst_case"
-n = 10
-lipschitz = 1.0
+const std::string kLinear = test::linear_worst_case_toml(3, 1000, R"(
 [training]
 scheme = "full_batch"
 eta = 0.5
@@ -38,7 +29,7 @@ step_std = 0.1
 [estimate]
 methods = ["exact"]
 alphas = [2, 8]
-)";
+)");
 // The same on a coarser grid (a quarter of the work; tests/python/test_exact_chain.py runs
 // the default one).
 const std::string kLinearCoarse = kLinear + "exact_cells_per_sd = 20\n";

@@ -11,12 +11,17 @@
 #include <random>
 #include <vector>
 
+#include "exact_support.hpp"
 #include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/gaussian_mixture.hpp"
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
 using namespace rdpaudit::exact;
+using rdpaudit::test::blog_chain;
+using rdpaudit::test::gaussian_pair_chain;
+using rdpaudit::test::sampled_gaussian_chain;
+using rdpaudit::test::small_quadratic;
 
 namespace {
 
@@ -92,29 +97,12 @@ double mixture_truth(const std::vector<double>& wp, const std::vector<double>& m
   q.weights = wq;
   q.means = mq;
   q.covariance = {var};
-  const auto rows = rdpaudit::estimate::exact_renyi(p, q, {alpha});
+  const auto rows = rdpaudit::exact::exact_renyi(p, q, {alpha});
   for (const auto& e : rows) {
     if (e.direction == (forward ? rdpaudit::estimate::kForward : rdpaudit::estimate::kBackward))
       return e.value;
   }
   return NAN;
-}
-
-ChainSpec small_quadratic(BatchScheme scheme, long steps) {
-  ChainSpec c;
-  c.loss = LossKind::kQuadratic;
-  c.lambda = 1.0;
-  c.eta = 0.25;
-  c.step_std = 0.5;
-  c.record_d = 0.0;
-  c.record_dprime = 2.0;
-  c.background = 0.0;
-  c.n = 4;
-  c.batch = 2;
-  c.steps_per_epoch = 2;
-  c.scheme = scheme;
-  c.steps = steps;
-  return c;
 }
 
 }  // namespace
@@ -124,16 +112,7 @@ TEST_CASE(
     "s^2)",
     "[exact]") {
   for (long T : {1L, 3L}) {
-    ChainSpec c;
-    c.loss = LossKind::kLinear;
-    c.eta = 0.5;
-    c.step_std = 1.0;
-    c.record_d = 1.0;
-    c.record_dprime = -1.0;
-    c.n = 1;
-    c.batch = 1;
-    c.scheme = BatchScheme::kFullBatch;
-    c.steps = T;
+    const ChainSpec c = gaussian_pair_chain(T);
     EngineOptions o;
     o.cells_per_sd = 40;
     const ChainLaws laws = evolve_pair(c, o);
@@ -149,17 +128,7 @@ TEST_CASE(
 
 TEST_CASE("exact engine: the sampled Gaussian mechanism at T = 1 against quadrature", "[exact]") {
   // sampling without replacement, n = 4, b = 1: D's record moves the mean by -eta g w.p. 1/4
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 1.0;
-  c.step_std = 1.0;
-  c.record_d = 2.0;
-  c.record_dprime = 0.0;
-  c.n = 4;
-  c.batch = 1;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
-  c.steps = 1;
-  const ChainLaws laws = evolve_pair(c, {});
+  const ChainLaws laws = evolve_pair(sampled_gaussian_chain(), {});
   const auto p = [](double y) {
     return log_add(std::log(0.75) + log_normal_pdf(y, 0, 1),
                    std::log(0.25) + log_normal_pdf(y, -2, 1));
@@ -362,18 +331,7 @@ TEST_CASE("exact engine: Poisson sampling with the quadratic loss at T = 1 (Bino
 TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of it", "[exact]") {
   // the blog's chain, shortened: linear loss, b = 2 of n = 10 without replacement, clamp to
   // [-0.1, 0.1] so that the atoms hold much of the mass, T = 5
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.04;
-  c.step_std = 0.04;
-  c.clamp_lo = -0.1;
-  c.clamp_hi = 0.1;
-  c.record_d = 1.0;
-  c.record_dprime = -1.0;
-  c.n = 10;
-  c.batch = 2;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
-  c.steps = 5;
+  const ChainSpec c = blog_chain(2, 5, 0.1);
   const ChainLaws laws = evolve_pair(c, {});
   const CellLaw& law = laws.d.last;
   // coarse bins of 40 cells each, and the two atoms
@@ -387,28 +345,14 @@ TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of i
   hi[bins] = law.points[0].mass.hi;
   lo[bins + 1] = law.points[1].mass.lo;
   hi[bins + 1] = law.points[1].mass.hi;
-  std::mt19937_64 gen(20261202);
-  std::normal_distribution<double> z(0.0, 1.0);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
   const long N = 2'000'000;
+  // per cell and atom, then per bin (the cells past bins * per in the last bin)
+  const std::vector<long> cell_count =
+      rdpaudit::test::ProjectedChainRuns().counts(c, c.record_d, N, law.cells, law.width());
   std::vector<long> count(bins + 2, 0);
-  const double h = law.width();
-  for (long i = 0; i < N; ++i) {
-    double th = 0;
-    for (long t = 0; t < c.steps; ++t) {
-      const bool in = u(gen) < 0.2;
-      th = th - (in ? c.eta * c.record_d / c.batch : 0.0) + c.step_std * z(gen);
-      th = std::clamp(th, c.clamp_lo, c.clamp_hi);
-    }
-    int b;
-    if (th == c.clamp_lo)
-      b = bins;
-    else if (th == c.clamp_hi)
-      b = bins + 1;
-    else
-      b = std::min(bins - 1, static_cast<int>((th - c.clamp_lo) / h) / per);
-    ++count[b];
-  }
+  for (int k = 0; k < law.cells; ++k) count[std::min(bins - 1, k / per)] += cell_count[k];
+  count[bins] = cell_count[law.cells];
+  count[bins + 1] = cell_count[law.cells + 1];
   for (int b = 0; b < bins + 2; ++b) {
     const double f = static_cast<double>(count[b]) / N, se = std::sqrt(std::max(f, 1e-7) / N);
     INFO("bin " << b << ": Monte Carlo " << f << " bracket [" << lo[b] << ", " << hi[b] << "]");
@@ -550,7 +494,7 @@ TEST_CASE(
     q.means.insert(q.means.end(), {m2, m_other});
   }
   p.covariance = q.covariance = {var, 0.0, 0.0, var};
-  const auto truth_rows = rdpaudit::estimate::exact_renyi(p, q, {2, 4, 8, 16});
+  const auto truth_rows = rdpaudit::exact::exact_renyi(p, q, {2, 4, 8, 16});
   const double width = check_rows(rows, [&](double a, bool fwd) {
     for (const auto& e : truth_rows) {
       if (e.alpha == a &&

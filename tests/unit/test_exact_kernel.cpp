@@ -12,11 +12,13 @@
 #include <limits>
 #include <vector>
 
+#include "exact_support.hpp"
 #include "rdpaudit/exact/chain.hpp"
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
 using namespace rdpaudit::exact;
+using rdpaudit::test::blog_chain;
 
 namespace {
 
@@ -45,6 +47,20 @@ void check_same_law(const CellLaw& a, const CellLaw& b) {
   CHECK(same_bits(a.outside.hi, b.outside.hi));
 }
 
+/// Checks `same` on both ends of both directions' brackets of every row of `a` and `b` (the
+/// R_alpha brackets of two evolutions of one chain, at the same orders).
+template <typename Same>
+void check_rows_agree(const std::vector<RenyiBracketRow>& a, const std::vector<RenyiBracketRow>& b,
+                      Same same) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("alpha " << a[i].alpha);
+    CHECK(same(a[i].forward.lo, b[i].forward.lo));
+    CHECK(same(a[i].forward.hi, b[i].forward.hi));
+    CHECK(same(a[i].backward.lo, b[i].backward.lo));
+    CHECK(same(a[i].backward.hi, b[i].backward.hi));
+  }
+}
+
 /// Evolves the chain with and without the vectorised accumulation and compares every bound
 /// of both laws and the R_alpha brackets, bit for bit.
 void check_paths_agree(const ChainSpec& c, EngineOptions o) {
@@ -62,29 +78,7 @@ void check_paths_agree(const ChainSpec& c, EngineOptions o) {
   const auto rs = renyi_brackets(scalar.d, scalar.dprime, alphas, o.renyi);
   const auto rv = renyi_brackets(vector.d, vector.dprime, alphas, o.renyi);
   REQUIRE(rs.size() == rv.size());
-  for (std::size_t i = 0; i < rs.size(); ++i) {
-    CHECK(same_bits(rs[i].forward.lo, rv[i].forward.lo));
-    CHECK(same_bits(rs[i].forward.hi, rv[i].forward.hi));
-    CHECK(same_bits(rs[i].backward.lo, rv[i].backward.lo));
-    CHECK(same_bits(rs[i].backward.hi, rv[i].backward.hi));
-  }
-}
-
-ChainSpec blog_like(long batch, long steps) {
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.04;
-  c.step_std = 0.04;
-  c.clamp_lo = -1;
-  c.clamp_hi = 1;
-  c.record_d = 1;
-  c.record_dprime = -1;
-  c.n = 10;
-  c.batch = batch;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
-  c.steps_per_epoch = c.n / batch;
-  c.steps = steps;
-  return c;
+  check_rows_agree(rs, rv, [](double x, double y) { return same_bits(x, y); });
 }
 
 }  // namespace
@@ -96,16 +90,16 @@ TEST_CASE("exact engine: the vectorised accumulation gives the scalar loop's bit
     // 500 cells: not a multiple of 8, so the last block of targets takes the scalar lanes;
     // T = 60 reaches the steps whose reach is chosen by the floor (a law over the whole grid)
     o.cells_per_sd = 10;
-    check_paths_agree(blog_like(2, 60), o);
+    check_paths_agree(blog_chain(2, 60), o);
   }
   SECTION("the blog's chain, b = n (one case), 2002 cells") {
     o.cells_per_sd = 40;
-    ChainSpec c = blog_like(10, 6);
+    ChainSpec c = blog_chain(10, 6);
     c.clamp_hi = 1.001;  // 2002 cells: a remainder of 2 lanes
     check_paths_agree(c, o);
   }
   SECTION("a projected quadratic chain (slope 0.9: the lattice tables), from a Gaussian start") {
-    ChainSpec c = blog_like(2, 12);
+    ChainSpec c = blog_chain(2, 12);
     c.loss = LossKind::kQuadratic;
     c.lambda = 1;
     c.eta = 0.1;
@@ -117,7 +111,7 @@ TEST_CASE("exact engine: the vectorised accumulation gives the scalar loop's bit
     check_paths_agree(c, o);
   }
   SECTION("an unprojected location mixture (clusters as sources)") {
-    ChainSpec c = blog_like(2, 8);
+    ChainSpec c = blog_chain(2, 8);
     c.loss = LossKind::kQuadratic;
     c.lambda = 1;
     c.eta = 0.02;
@@ -135,7 +129,7 @@ TEST_CASE("exact engine: D' as D reflected, where the pair is symmetric, and onl
           "[exact][kernel]") {
   EngineOptions o;
   o.cells_per_sd = 10;
-  ChainSpec c = blog_like(2, 40);
+  ChainSpec c = blog_chain(2, 40);
   const auto evolve = [&](bool mirror) {
     o.renyi.propagate.mirror = mirror;
     return evolve_pair(c, o);
@@ -160,12 +154,7 @@ TEST_CASE("exact engine: D' as D reflected, where the pair is symmetric, and onl
     const std::vector<double> alphas = {2, 8, 16};
     const auto re = renyi_brackets(evolved.d, evolved.dprime, alphas, o.renyi);
     const auto rm = renyi_brackets(mirrored.d, mirrored.dprime, alphas, o.renyi);
-    for (std::size_t i = 0; i < re.size(); ++i) {
-      CHECK(rm[i].forward.lo == Approx(re[i].forward.lo).epsilon(1e-10));
-      CHECK(rm[i].forward.hi == Approx(re[i].forward.hi).epsilon(1e-10));
-      CHECK(rm[i].backward.lo == Approx(re[i].backward.lo).epsilon(1e-10));
-      CHECK(rm[i].backward.hi == Approx(re[i].backward.hi).epsilon(1e-10));
-    }
+    check_rows_agree(re, rm, [](double x, double y) { return y == Approx(x).epsilon(1e-10); });
   }
   SECTION("a pair that is not symmetric is evolved both ways: the same bits") {
     SECTION("D' not D's reflection") {

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "exact_support.hpp"
 #include "rdpaudit/audit/auditor.hpp"
 #include "rdpaudit/audit/table.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -17,8 +18,11 @@
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
-using rdpaudit::exact::GaussianMixture;
 using namespace rdpaudit::exact;
+using rdpaudit::test::blog_chain;
+using rdpaudit::test::gaussian_pair_chain;
+using rdpaudit::test::sampled_gaussian_chain;
+using rdpaudit::test::small_quadratic;
 
 namespace {
 
@@ -41,7 +45,7 @@ std::pair<double, double> check_against(const ChainLaws& laws, const GaussianMix
     const GaussianMixture& a = fwd ? p : q;
     const GaussianMixture& c = fwd ? q : p;
     for (double eps : {0.0, 0.25, 0.5, 1.0, 2.0, 4.0}) {
-      const double truth = rdpaudit::estimate::exact_delta(a, c, eps);
+      const double truth = rdpaudit::exact::exact_delta(a, c, eps);
       const Bracket x = b.delta(eps, fwd);
       INFO((fwd ? "forward" : "backward")
            << " eps " << eps << ": [" << x.lo << ", " << x.hi << "] truth " << truth);
@@ -53,7 +57,7 @@ std::pair<double, double> check_against(const ChainLaws& laws, const GaussianMix
                                                        << (x.hi - truth) / truth);
     }
     for (double delta : {1e-2, 1e-5}) {
-      const double truth = rdpaudit::estimate::exact_epsilon(a, c, delta).value;
+      const double truth = rdpaudit::exact::exact_epsilon(a, c, delta).value;
       const Bracket x = b.epsilon(delta, fwd);
       INFO((fwd ? "forward" : "backward")
            << " delta " << delta << ": eps in [" << x.lo << ", " << x.hi << "] truth " << truth);
@@ -71,14 +75,7 @@ TEST_CASE("exact profile brackets hold the Gaussian pair's and mixtures' exact p
           "[exact][profile]") {
   SECTION("a Gaussian pair (full batch, linear loss, T = 1 and 3)") {
     for (long T : {1L, 3L}) {
-      ChainSpec c;
-      c.loss = LossKind::kLinear;
-      c.eta = 0.5;
-      c.step_std = 1.0;
-      c.record_d = 1.0;
-      c.record_dprime = -1.0;
-      c.scheme = BatchScheme::kFullBatch;
-      c.steps = T;
+      const ChainSpec c = gaussian_pair_chain(T);
       EngineOptions o;
       o.location_mixture = false;  // step by step
       const ChainLaws laws = evolve_pair(c, o);
@@ -93,17 +90,7 @@ TEST_CASE("exact profile brackets hold the Gaussian pair's and mixtures' exact p
     }
   }
   SECTION("the sampled Gaussian mechanism (sampling without replacement, T = 1)") {
-    ChainSpec c;
-    c.loss = LossKind::kLinear;
-    c.eta = 1.0;
-    c.step_std = 1.0;
-    c.record_d = 2.0;
-    c.record_dprime = 0.0;
-    c.n = 4;
-    c.batch = 1;
-    c.scheme = BatchScheme::kSampleWithoutReplacement;
-    c.steps = 1;
-    const ChainLaws laws = evolve_pair(c, {});
+    const ChainLaws laws = evolve_pair(sampled_gaussian_chain(), {});
     const auto [wd, we] =
         check_against(laws, mixture({0.75, 0.25}, {0.0, -2.0}, 1.0), mixture({1.0}, {0.0}, 1.0));
     // reached: 1.08e-3 at eps = 4 (delta = 0.0053; the boundary cell's binning below, the
@@ -114,18 +101,7 @@ TEST_CASE("exact profile brackets hold the Gaussian pair's and mixtures' exact p
   }
   SECTION("sampling without replacement, quadratic loss, T = 4: every pattern") {
     for (bool location : {false, true}) {
-      ChainSpec c;
-      c.loss = LossKind::kQuadratic;
-      c.lambda = 1.0;
-      c.eta = 0.25;
-      c.step_std = 0.5;
-      c.record_d = 0.0;
-      c.record_dprime = 2.0;
-      c.n = 4;
-      c.batch = 2;
-      c.steps_per_epoch = 2;
-      c.scheme = BatchScheme::kSampleWithoutReplacement;
-      c.steps = 4;
+      const ChainSpec c = small_quadratic(BatchScheme::kSampleWithoutReplacement, 4);
       EngineOptions o;
       o.location_mixture = location;
       const ChainLaws laws = evolve_pair(c, o);
@@ -159,18 +135,7 @@ TEST_CASE("exact profile brackets of a projected chain with atoms against Monte 
           "[exact][profile]") {
   // the blog's chain, shortened (as in test_exact_engine.cpp): linear loss, b = 2 of n = 10
   // without replacement, clamp to [-0.1, 0.1] (the atoms hold much of the mass), T = 5
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.04;
-  c.step_std = 0.04;
-  c.clamp_lo = -0.1;
-  c.clamp_hi = 0.1;
-  c.record_d = 1.0;
-  c.record_dprime = -1.0;
-  c.n = 10;
-  c.batch = 2;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
-  c.steps = 5;
+  const ChainSpec c = blog_chain(2, 5, 0.1);
   const ChainLaws laws = evolve_pair(c, {});
   const ProfileBrackets brackets(laws.d, laws.dprime);
   const CellLaw& lp = laws.d.last;
@@ -179,29 +144,9 @@ TEST_CASE("exact profile brackets of a projected chain with atoms against Monte 
   const double h = lp.width();
   // N trajectories per dataset, counted per cell and atom (index cells: lo, cells + 1: hi)
   const long N = 1'000'000;
-  std::vector<std::vector<long>> count(2, std::vector<long>(cells + 2, 0));
-  std::mt19937_64 gen(20261202);
-  std::normal_distribution<double> z(0.0, 1.0);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (int d = 0; d < 2; ++d) {
-    const double g = d == 0 ? c.record_d : c.record_dprime;
-    for (long i = 0; i < N; ++i) {
-      double th = 0;
-      for (long t = 0; t < c.steps; ++t) {
-        const bool in = u(gen) < 0.2;
-        th = std::clamp(th - (in ? c.eta * g / c.batch : 0.0) + c.step_std * z(gen), c.clamp_lo,
-                        c.clamp_hi);
-      }
-      int k;
-      if (th == c.clamp_lo)
-        k = cells;
-      else if (th == c.clamp_hi)
-        k = cells + 1;
-      else
-        k = std::min(cells - 1, static_cast<int>((th - c.clamp_lo) / h));
-      ++count[d][k];
-    }
-  }
+  rdpaudit::test::ProjectedChainRuns runs;
+  std::vector<std::vector<long>> count;
+  for (double g : {c.record_d, c.record_dprime}) count.push_back(runs.counts(c, g, N, cells, h));
   const auto mass = [&](const CellLaw& l, int k, bool lo) {
     if (k < cells) return lo ? l.mass_lo[k] : l.mass_hi[k];
     const Bracket& b = l.points[k - cells].mass;
@@ -250,17 +195,7 @@ TEST_CASE("exact profile brackets of a projected chain with atoms against Monte 
 namespace {
 
 // The blog's chain shortened (test_exact_engine.cpp), as an experiment file.
-const std::string kProjected = R"(
-[experiment]
-seed = 3
-trajectories = 1000
-[model]
-loss = "linear"
-dim = 1
-[data]
-preset = "linear_worst_case"
-n = 10
-lipschitz = 1.0
+const std::string kProjected = rdpaudit::test::linear_worst_case_toml(3, 1000, R"(
 [training]
 scheme = "sample_without_replacement"
 batch_size = 2
@@ -275,7 +210,7 @@ alphas = [2]
 [profile]
 epsilons = [0.5, 1.0]
 deltas = [1e-5, 1e-3]
-)";
+)");
 
 }  // namespace
 
@@ -341,15 +276,7 @@ TEST_CASE("claims on a projected chain are decided by the exact chain profile's 
 }
 
 TEST_CASE("a law whose brackets cannot hold its total is refused", "[exact][profile]") {
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.5;
-  c.step_std = 1.0;
-  c.record_d = 1.0;
-  c.record_dprime = -1.0;
-  c.scheme = BatchScheme::kFullBatch;
-  c.steps = 2;
-  const ChainLaws laws = evolve_pair(c, {});
+  const ChainLaws laws = evolve_pair(gaussian_pair_chain(2), {});
   std::string why;
   CHECK(brackets_hold_total(laws.d.last, why));
   CHECK(brackets_hold_total(laws.dprime.last, why));
