@@ -6,6 +6,7 @@
 #include <set>
 
 #include "rdpaudit/bounds/gdp.hpp"
+#include "rdpaudit/estimate/numeric.hpp"
 
 namespace rdpaudit::audit {
 
@@ -99,15 +100,8 @@ std::vector<GdpEstimate> gdp_estimates(const config::Scenario& s,
 }
 
 double mu_p_value(const estimate::ProfileCounts& c, double mu) {
-  const auto exceeds = [&](double miss) { return certified_mu_lower(c, miss) > mu; };
-  if (c.cuts.empty() || !exceeds(1.0)) return 1.0;
-  if (exceeds(1e-20)) return 1e-20;
-  double lo = std::log(1e-20), hi = 0.0;  // invariant: exceeds(exp(hi)), !exceeds(exp(lo))
-  for (int i = 0; i < 40; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (exceeds(std::exp(mid)) ? hi : lo) = mid;
-  }
-  return std::min(1.0, std::exp(hi));
+  if (c.cuts.empty()) return 1.0;
+  return estimate::bisect_p_value([&](double miss) { return certified_mu_lower(c, miss) > mu; });
 }
 
 double certified_mu_lower(const estimate::ProfileCounts& c, double family_miss) {

@@ -18,6 +18,17 @@ double log_sum_exp(const std::vector<double>& x) {
   return m + static_cast<double>(std::log(s));
 }
 
+double bisect_p_value(const std::function<bool(double)>& exceeds) {
+  if (!exceeds(1.0)) return 1.0;
+  if (exceeds(1e-20)) return 1e-20;
+  double lo = std::log(1e-20), hi = 0.0;  // invariant: exceeds(exp(hi)), !exceeds(exp(lo))
+  for (int i = 0; i < 40; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (exceeds(std::exp(mid)) ? hi : lo) = mid;
+  }
+  return std::min(1.0, std::exp(hi));
+}
+
 double sorted_quantile(const std::vector<double>& sorted, double level) {
   const double pos = level * static_cast<double>(sorted.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));

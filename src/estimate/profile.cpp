@@ -8,6 +8,7 @@
 
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/estimate/confidence.hpp"
+#include "rdpaudit/estimate/numeric.hpp"
 
 namespace rdpaudit::estimate {
 
@@ -207,14 +208,8 @@ double profile_p_value(const ProfileCounts& c, double delta, int direction, doub
     }
     return false;
   };
-  if (live.cuts.empty() || !exceeds(1.0)) return 1.0;
-  if (exceeds(1e-20)) return 1e-20;
-  double lo = std::log(1e-20), hi = 0.0;  // invariant: exceeds(exp(hi)), !exceeds(exp(lo))
-  for (int i = 0; i < 40; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (exceeds(std::exp(mid)) ? hi : lo) = mid;
-  }
-  return std::min(1.0, std::exp(hi));
+  if (live.cuts.empty()) return 1.0;
+  return bisect_p_value(exceeds);
 }
 
 std::vector<ProfileEstimate> profile_estimates(const ProfileCounts& c,

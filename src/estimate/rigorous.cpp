@@ -351,18 +351,8 @@ double rigorous_lower_for_order(const RigorousResult& r, double alpha, int direc
 }
 
 double rigorous_p_value(const RigorousResult& r, double alpha, int direction, double threshold) {
-  const auto exceeds = [&](double miss) {
-    return rigorous_lower_for_order(r, alpha, direction, miss) > threshold;
-  };
-  double lo = std::log(1e-20), hi = 0.0;  // log family_miss
-  if (!exceeds(1.0)) return 1.0;
-  if (exceeds(1e-20)) return 1e-20;
-  // Invariant: exceeds(exp(hi)), !exceeds(exp(lo)). 40 halvings: relative precision 1e-10.
-  for (int i = 0; i < 40; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (exceeds(std::exp(mid)) ? hi : lo) = mid;
-  }
-  return std::min(1.0, std::exp(hi));
+  return bisect_p_value(
+      [&](double miss) { return rigorous_lower_for_order(r, alpha, direction, miss) > threshold; });
 }
 
 std::vector<double> quantile_cell_edges(const std::vector<double>& selection_p,

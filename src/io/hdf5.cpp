@@ -273,6 +273,17 @@ std::vector<std::string> take_strings(std::vector<char*>& raw) {
   return out;
 }
 
+// Splits n fixed-length strings of `width` bytes each (NUL-padded) as HDF5 read them.
+std::vector<std::string> unpack_fixed(const std::vector<char>& packed, std::size_t n,
+                                      std::size_t width) {
+  std::vector<std::string> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const char* p = packed.data() + i * width;
+    out[i].assign(p, std::find(p, p + width, '\0'));
+  }
+  return out;
+}
+
 // A count of elements read from a damaged file could ask for any amount of memory: refuse
 // more than a results file can hold (2^40 elements).
 std::size_t element_count(hssize_t n, const Group& g, const std::string& name) {
@@ -300,12 +311,7 @@ std::vector<std::string> Group::read_string_attrs(const std::string& name) const
     if (n > 0)
       check_status(H5Aread(attr.id, type.id, packed.data()), file_, path_of("@" + name),
                    "read attribute " + path_of("@" + name));
-    std::vector<std::string> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const char* p = packed.data() + i * width;
-      out[i].assign(p, std::find(p, p + width, '\0'));
-    }
-    return out;
+    return unpack_fixed(packed, n, width);
   }
   Handle type{string_type(), H5Tclose};
   std::vector<char*> raw(n, nullptr);
@@ -398,12 +404,7 @@ std::vector<std::string> Group::read_strings(const std::string& name) const {
       check_status(H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), file_,
                    path_of(name), "read dataset " + path_of(name));
     }
-    std::vector<std::string> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const char* p = packed.data() + i * width;
-      out[i].assign(p, std::find(p, p + width, '\0'));
-    }
-    return out;
+    return unpack_fixed(packed, n, width);
   }
   Handle type{string_type(), H5Tclose};
   std::vector<char*> raw(n, nullptr);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -18,6 +19,13 @@ double sorted_quantile(const std::vector<double>& sorted, double level);
 /// selection (O(n log k) for k ranks, no full sort). Reorders `values`.
 std::map<std::size_t, double> order_statistics(std::vector<double>& values,
                                                std::vector<std::size_t> ranks);
+
+/// The p-value of a claim against a family of certified bounds: the smallest miss level in
+/// [1e-20, 1] at which exceeds(miss) (the bound certified at that level lies beyond the claim)
+/// still holds, by 40 bisections on log(miss) (relative precision 1e-10; the upper end
+/// returned); 1 where it fails at miss 1, 1e-20 where it holds at 1e-20. exceeds must be
+/// monotone: true at a level, true at every larger one.
+double bisect_p_value(const std::function<bool(double)>& exceeds);
 
 /// Smooths an nx-by-ny grid (row-major: element (i, j) at i * ny + j; ny = 1 for 1-D) in place
 /// with a Gaussian kernel of standard deviation hx, hy grid cells per axis (0: that axis is
