@@ -1,7 +1,10 @@
 // The exact chain in the estimate stage and the audit: "exact-chain" rows where no quadrature
 // value exists, their work limit and keys, and the verdict ladder on their bracket.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "exact_support.hpp"
 #include "rdpaudit/audit/verdict.hpp"
@@ -231,4 +234,65 @@ TEST_CASE("the audit takes the exact point from the quadrature, else from the ex
     CHECK(c.exact_method == "exact-quadrature");
     CHECK(c.exact_lower == 1.59);
   }
+}
+
+TEST_CASE("the exact chain's work for a gradient formula: its first step, then kept coefficients",
+          "[estimate][exact]") {
+  // experiments/gradient_formula.toml's chain: every step's batch law is a mixture of maps
+  const auto spec = config::parse_experiment(R"(
+[experiment]
+seed = 23
+trajectories = 1000
+[model]
+loss = "gradient_formula"
+dim = 1
+gradient = ["x", "2 * sin(3 * theta) + x"]
+[data]
+points = [[1.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]
+differing_index = 0
+replacement = [-1.0]
+[training]
+scheme = "sample_without_replacement"
+eta = 0.1
+batch_size = 2
+steps = 10
+projection_diameter = 2.0
+[noise]
+step_std = 0.2
+)",
+                                             "t.toml");
+  std::string why;
+  auto chain = exact::chain_from_scenario(spec.scenarios.at(0), why);
+  REQUIRE(chain);
+  // the affine cases and map cases of one step of each dataset
+  std::vector<double> cases, maps;
+  for (bool dp : {false, true}) {
+    const exact::Step step = exact::step_sampled(*chain, dp);
+    cases.push_back(static_cast<double>(step.cases.size()));
+    maps.push_back(static_cast<double>(step.maps.size()));
+  }
+  REQUIRE(maps[0] + maps[1] > 0);
+  const auto fits = [&](const estimate::ChainWork& w) {
+    const double pairs = static_cast<double>(w.cells) * static_cast<double>(w.width);
+    return std::max(maps[0], maps[1]) * pairs <= static_cast<double>(exact::kMapCoefficientsKept);
+  };
+  exact::EngineOptions o;
+  for (long T : {10L, 100L}) {
+    chain->steps = T;
+    const estimate::ChainWork w = estimate::chain_work(*chain, o);
+    REQUIRE(fits(w));
+    // each map case's coefficients computed once (1600 affine cases' work a source and
+    // target), then read from the kept ones at each later step and the density pass (50)
+    const double steps = static_cast<double>(T) + 1;
+    const double per_step = cases[0] + cases[1] + (maps[0] + maps[1]) * (50 + 1600 / steps);
+    CHECK(w.propagations == Approx(per_step));
+    CHECK(w.work ==
+          Approx(steps * static_cast<double>(w.cells) * static_cast<double>(w.width) * per_step));
+  }
+  // a grid whose coefficients exceed what is kept: every step computes them again
+  o.cells_per_sd = 400;
+  chain->steps = 10;
+  const estimate::ChainWork big = estimate::chain_work(*chain, o);
+  REQUIRE_FALSE(fits(big));
+  CHECK(big.propagations == Approx(cases[0] + cases[1] + (maps[0] + maps[1]) * 1600));
 }
