@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "mc_size.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/exact/chain.hpp"
 
@@ -390,7 +391,7 @@ TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of i
   std::mt19937_64 gen(20261202);
   std::normal_distribution<double> z(0.0, 1.0);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  const long N = 2'000'000;
+  const long N = rdpaudit::test::exact_mc_trajectories(2'000'000);
   std::vector<long> count(bins + 2, 0);
   const double h = law.width();
   for (long i = 0; i < N; ++i) {
@@ -409,13 +410,17 @@ TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of i
       b = std::min(bins - 1, static_cast<int>((th - c.clamp_lo) / h) / per);
     ++count[b];
   }
+  double worst = 0;
   for (int b = 0; b < bins + 2; ++b) {
     const double f = static_cast<double>(count[b]) / N, se = std::sqrt(std::max(f, 1e-7) / N);
     INFO("bin " << b << ": Monte Carlo " << f << " bracket [" << lo[b] << ", " << hi[b] << "]");
     CHECK(f >= lo[b] - 5 * se);
     CHECK(f <= hi[b] + 5 * se);
     CHECK(hi[b] - lo[b] <= 1e-3 * hi[b] + 1e-12);
+    worst = std::max(worst, std::max(lo[b] - f, f - hi[b]) / se);
   }
+  INFO(N << " trajectories; largest excess over a bracket: " << worst << " standard errors");
+  CHECK(worst < 5);
 }
 
 TEST_CASE("exact engine: lower bound at most the upper, both directions, at large orders",
