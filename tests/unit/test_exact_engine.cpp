@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exact_support.hpp"
+#include "mc_size.hpp"
 #include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/gaussian_mixture.hpp"
 
@@ -345,7 +346,7 @@ TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of i
   hi[bins] = law.points[0].mass.hi;
   lo[bins + 1] = law.points[1].mass.lo;
   hi[bins + 1] = law.points[1].mass.hi;
-  const long N = 2'000'000;
+  const long N = rdpaudit::test::exact_mc_trajectories(2'000'000);
   // per cell and atom, then per bin (the cells past bins * per in the last bin)
   const std::vector<long> cell_count =
       rdpaudit::test::ProjectedChainRuns().counts(c, c.record_d, N, law.cells, law.width());
@@ -353,13 +354,17 @@ TEST_CASE("exact engine: a projected chain's law brackets a Monte Carlo run of i
   for (int k = 0; k < law.cells; ++k) count[std::min(bins - 1, k / per)] += cell_count[k];
   count[bins] = cell_count[law.cells];
   count[bins + 1] = cell_count[law.cells + 1];
+  double worst = 0;
   for (int b = 0; b < bins + 2; ++b) {
     const double f = static_cast<double>(count[b]) / N, se = std::sqrt(std::max(f, 1e-7) / N);
     INFO("bin " << b << ": Monte Carlo " << f << " bracket [" << lo[b] << ", " << hi[b] << "]");
     CHECK(f >= lo[b] - 5 * se);
     CHECK(f <= hi[b] + 5 * se);
     CHECK(hi[b] - lo[b] <= 1e-3 * hi[b] + 1e-12);
+    worst = std::max(worst, std::max(lo[b] - f, f - hi[b]) / se);
   }
+  INFO(N << " trajectories; largest excess over a bracket: " << worst << " standard errors");
+  CHECK(worst < 5);
 }
 
 TEST_CASE("exact engine: lower bound at most the upper, both directions, at large orders",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mc_size.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/load.hpp"
@@ -271,7 +272,7 @@ TEST_CASE("exact engine: a sin-shaped landscape's law brackets a Monte Carlo run
   std::mt19937_64 gen(20261202);
   std::normal_distribution<double> z(0.0, 1.0);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  const long N = 1'000'000;
+  const long N = rdpaudit::test::exact_mc_trajectories(1'000'000);
   std::vector<long> count(bins + 2, 0);
   const double h = law.width(), eta = spec.eta, b = spec.batch;
   const auto g = [](double t, double x) { return 2 * std::sin(3 * t) + x; };
@@ -300,7 +301,7 @@ TEST_CASE("exact engine: a sin-shaped landscape's law brackets a Monte Carlo run
     CHECK(hi[k] - lo[k] <= 1e-3 * hi[k] + 1e-6);  // the engine's target widths
     worst = std::max(worst, std::max(lo[k] - f, f - hi[k]) / se);
   }
-  INFO("largest excess over the bracket: " << worst << " standard errors");
+  INFO(N << " trajectories; largest excess over the bracket: " << worst << " standard errors");
   CHECK(worst < 5);
 }
 
