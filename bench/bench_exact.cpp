@@ -117,6 +117,12 @@ int main(int argc, char** argv) {
       which.c_str(), variant.c_str(), T, laws.d.last.cells, cpu,
       std::chrono::duration<double>(t1 - t0).count(),
       std::chrono::duration<double>(t2 - t1).count(), worst * 1e3, worst_at.c_str());
+  {
+    const std::string why =
+        upper_uncertified(laws.d, laws.dprime, density_grid(laws.d, laws.dprime, o.renyi, 16));
+    std::printf("  upper ends: %s\n",
+                why.empty() ? "certified" : ("not certified: " + why).c_str());
+  }
   // the privacy profile's brackets from the same laws (exact/profile.hpp): delta(eps) at
   // eps = 0.5, 1, 2 and eps(delta) at delta = 1e-5, both directions
   const std::clock_t c1 = std::clock();

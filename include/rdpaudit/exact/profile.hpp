@@ -17,6 +17,10 @@
 
 namespace rdpaudit::exact {
 
+namespace detail {
+struct ProfilePiece;
+}
+
 /// The profile brackets of one pair of laws, both directions (forward: P against Q).
 class ProfileBrackets {
  public:
@@ -26,12 +30,18 @@ class ProfileBrackets {
   /// brackets' widened grid: the integral then spans it, and the outside mass is added still).
   /// The laws must outlive this object.
   ProfileBrackets(const ExactLaw& p, const ExactLaw& q, DensityGrid density);
+  ProfileBrackets(const ProfileBrackets&);
+  ProfileBrackets(ProfileBrackets&&) noexcept;
+  ProfileBrackets& operator=(const ProfileBrackets&);
+  ProfileBrackets& operator=(ProfileBrackets&&) noexcept;
+  ~ProfileBrackets();
 
   /// [lower, upper] on delta(eps) for eps >= 0 (finite).
   Bracket delta(double epsilon, bool forward) const;
   /// The lower end alone (certified; no density bounds needed).
   double delta_lower(double epsilon, bool forward) const;
-  /// The upper end alone (the trapezoidal error estimated).
+  /// The upper end alone (certified between the points by the convexity of log p + y^2 /
+  /// (2 s^2); unclamped laws: beyond the grid, the outside mass).
   double delta_upper(double epsilon, bool forward) const;
 
   /// [lower, upper] on eps(delta) for delta in (0, 1): lower = the largest eps found with
@@ -44,6 +54,11 @@ class ProfileBrackets {
   const ExactLaw* p_;
   const ExactLaw* q_;
   DensityGrid density_;
+  /// per direction, the bounds of the density points' intervals (forward: P against Q)
+  std::vector<detail::ProfilePiece> pieces_[2];
+  /// per direction, P's mass beyond the points (certified where upper_uncertified is "";
+  /// otherwise the upper outside mass)
+  double beyond_[2] = {0, 0};
 };
 
 /// Certified lower bound on delta(eps) of P against Q from the pieces of two laws on one grid
