@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "../../src/exact/log_convex.hpp"
+#include "rdpaudit/audit/cell.hpp"
+#include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/estimate/exact.hpp"
 #include "rdpaudit/estimate/exact_profile.hpp"
 #include "rdpaudit/exact/chain.hpp"
@@ -379,4 +381,30 @@ TEST_CASE("certified upper ends: a location mixture (sampling without replacemen
     return rdpaudit::estimate::exact_delta(fwd ? p : q, fwd ? q : p, eps);
   });
   CHECK(pw < 2e-3);
+}
+
+TEST_CASE("certified upper ends: the valid (exact) note says whether the chain's is certified",
+          "[exact][upper][audit]") {
+  using rdpaudit::audit::Cell;
+  using rdpaudit::audit::Verdict;
+  // bracket [0.9, 1.1] of the exact chain, the bound above it: valid (exact)
+  for (bool certified : {true, false}) {
+    Cell c;
+    c.tested = true;
+    c.verdict = Verdict::kNotRejected;
+    c.bound_value = 1.2;
+    c.lower = 0.5;
+    c.estimate = c.exact = 1.0;
+    c.exact_method = "exact-chain";
+    c.exact_lower = 0.9;
+    c.exact_upper = 1.1;
+    c.exact_upper_certified = certified;
+    c.p_holm = 0.5;
+    rdpaudit::audit::decide(c, 0.05);
+    CHECK(c.verdict == Verdict::kValidExact);
+    INFO(c.note);
+    CHECK_THAT(c.note, Catch::Contains("exact chain"));
+    CHECK((c.note.find("not certified") == std::string::npos) == certified);
+    CHECK((c.note.find("(certified)") != std::string::npos) == certified);
+  }
 }

@@ -4,10 +4,10 @@
 // delta(eps) = sup_S P(S) - e^eps Q(S) = integral (p - e^eps q)_+ (Balle et al. 2018,
 // Theorem 1 / Def. 4), bracketed from below by data processing over the engine's pieces (cells,
 // atoms, outside mass) with their mass brackets, and from above by the last step's pointwise
-// density bounds, integrated by the trapezoidal rule with its difference to the rule of twice
-// the step added (as the Renyi upper bound; that error is estimated, not certified), plus the
-// atoms' and the outside mass's upper ends. eps(delta) = inf {eps >= 0 : delta(eps) <= delta}
-// is bracketed by bisection on the two ends.
+// density bounds, bounded between the points by the convexity of log p + y^2 / (2 s^2) and
+// integrated in closed form (as the Renyi upper bound; certified), plus the atoms' upper ends
+// and, unclamped, P's mass beyond the points (certified where upper_uncertified says so).
+// eps(delta) = inf {eps >= 0 : delta(eps) <= delta} is bracketed by bisection on the two ends.
 #pragma once
 
 #include <string>

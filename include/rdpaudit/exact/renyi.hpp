@@ -25,7 +25,8 @@ struct ExactLaw {
 };
 
 struct RenyiOptions {
-  /// Points per cell of the trapezoidal rule over the density bounds of the upper bound.
+  /// Density points per cell of the upper bound (made even, at least 2): the bounds between
+  /// them are second order in the points' step.
   int points_per_cell = 2;
   PropagateOptions propagate;
 };
