@@ -141,6 +141,12 @@ int main(int argc, char** argv) {
   const auto work = rdpaudit::estimate::chain_work(c, o);
   std::printf("work estimate %.3g (cases per step %g): %.3g ns of CPU per unit\n", work.work,
               work.propagations, cpu * 1e9 / work.work);
+  {
+    const std::string why =
+        upper_uncertified(laws.d, laws.dprime, density_grid(laws.d, laws.dprime, o.renyi, 16));
+    std::printf("  upper ends: %s\n",
+                why.empty() ? "certified" : ("not certified: " + why).c_str());
+  }
   // the privacy profile's brackets from the same laws (exact/profile.hpp): delta(eps) at
   // eps = 0.5, 1, 2 and eps(delta) at delta = 1e-5, both directions
   const std::clock_t c1 = std::clock();

@@ -12,6 +12,7 @@
 #include "rdpaudit/config/traits.hpp"
 #include "rdpaudit/config/vocabulary.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/exact_chain.hpp"
 #include "rdpaudit/estimate/profile.hpp"
 #include "rdpaudit/estimate/rigorous.hpp"
 
@@ -125,6 +126,8 @@ std::vector<Auditor::Point> renyi_points(const config::Scenario& s, const BoundT
         if (!e || !e->informative) continue;
         pt.exact = e->value;
         pt.exact_method = e->method;
+        pt.exact_upper_certified =
+            row != config::Row::kExactChain || e->interval == estimate::kExactChainCertified;
         if (s.bounds.exact_verdicts) {
           pt.exact_lower = e->lower;
           pt.exact_upper = e->upper;
@@ -155,6 +158,8 @@ std::vector<Auditor::Point> claim_points(const config::Scenario& s, const ClaimT
         if (pe.method == "exact-profile" || pe.method == "exact-chain-profile") {
           pt.exact = pe.epsilon_value[k];
           pt.exact_method = pe.method;
+          pt.exact_upper_certified =
+              pe.method != "exact-chain-profile" || pe.interval == estimate::kExactChainCertified;
           pt.estimate_lower = pe.epsilon_lower[k];
           pt.estimate_upper = pe.epsilon_upper[k];
           if (s.bounds.exact_verdicts) {
@@ -294,6 +299,7 @@ void Auditor::add_table(const config::Scenario& s, const AuditTable& table,
         c.estimate_upper = pt.estimate_upper;
         c.exact = pt.exact;
         c.exact_method = pt.exact_method;
+        c.exact_upper_certified = pt.exact_upper_certified;
         c.exact_lower = pt.exact_lower;
         c.exact_upper = pt.exact_upper;
         if (std::isnan(c.bound_value)) {

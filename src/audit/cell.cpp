@@ -221,10 +221,12 @@ void decide(Cell& c, double level) {
     } else if (c.exact_upper > c.bound_value) {
       c.note = "equal to the exact " + what + " within rounding";
     } else if (c.exact_method == "exact-chain" || c.exact_method == "exact-chain-profile") {
-      c.note = fmt::format(
-          "the {}'s upper end {:.6g} is at or below the bound (its trapezoidal error "
-          "estimated, not certified)",
-          how, c.exact_upper);
+      c.note = fmt::format(c.exact_upper_certified
+                               ? "the {}'s upper end {:.6g} is at or below the bound (certified)"
+                               : "the {}'s upper end {:.6g} is at or below the bound (not "
+                                 "certified beyond the engine's grid: see the estimate's "
+                                 "interval)",
+                           how, c.exact_upper);
     } else {
       c.note.clear();
     }

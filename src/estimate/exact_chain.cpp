@@ -43,7 +43,8 @@ double cases(const exact::Step& step, double steps, double coefficients) {
 // Both directions' profile brackets on the scenario's grids: value = the midpoint (the lower
 // end where the upper is +infinity).
 std::vector<ProfileEstimate> chain_profile(const config::Scenario& s, const exact::ChainLaws& laws,
-                                           exact::DensityGrid density) {
+                                           exact::DensityGrid density,
+                                           const std::string& interval) {
   const exact::ProfileBrackets brackets(laws.d, laws.dprime, std::move(density));
   const auto mid = [](const exact::Bracket& b) {
     return std::isfinite(b.hi) ? 0.5 * (b.lo + b.hi) : b.lo;
@@ -53,8 +54,7 @@ std::vector<ProfileEstimate> chain_profile(const config::Scenario& s, const exac
     ProfileEstimate e;
     e.method = "exact-chain-profile";
     e.direction = d;
-    e.interval =
-        "exact chain bracket (lower certified; upper with the trapezoidal error estimated)";
+    e.interval = interval;
     e.epsilons = s.profile.epsilons;
     e.deltas = s.profile.deltas;
     for (double eps : e.epsilons) {
@@ -179,7 +179,13 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
   for (double a : alphas) alpha_max = std::max(alpha_max, a);
   exact::DensityGrid density = exact::density_grid(laws.d, laws.dprime, options.renyi, alpha_max);
   const auto rows = exact::renyi_brackets(laws.d, laws.dprime, alphas, density);
-  if (s.profile.enabled) out.profile = chain_profile(s, laws, std::move(density));
+  const std::string uncertified = exact::upper_uncertified(laws.d, laws.dprime, density);
+  const std::string interval =
+      uncertified.empty()
+          ? std::string(kExactChainCertified)
+          : "exact chain bracket (lower certified; upper not certified beyond the grid: " +
+                uncertified + ")";
+  if (s.profile.enabled) out.profile = chain_profile(s, laws, std::move(density), interval);
   const std::string method = config::to_string(config::Row::kExactChain);
   for (const exact::RenyiBracketRow& r : rows) {
     for (int d : {kForward, kBackward}) {
@@ -191,8 +197,7 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
       e.lower = b.lo;
       e.upper = std::max(b.hi, b.lo);
       e.value = std::isfinite(e.upper) ? 0.5 * (e.lower + e.upper) : e.lower;
-      e.interval =
-          "exact chain bracket (lower certified; upper with the trapezoidal error estimated)";
+      e.interval = interval;
       e.informative = std::isfinite(e.lower);
       if (!e.informative) e.reason = "the exact chain's lower bound is not finite";
       out.rows.push_back(std::move(e));

@@ -8,11 +8,28 @@
 #include <cmath>
 #include <limits>
 
+#include "log_convex.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "tails.hpp"
 
 namespace rdpaudit::exact {
 
+namespace detail {
+
+/// A stretch [t0, t1] of an interval of the density points on which p <= exp(upper(t) -
+/// t^2/(2s^2)) and q >= exp(lower(t) - t^2/(2s^2)) (lower.a = -infinity: no lower bound), with
+/// the integrals of the two bounds over it.
+struct ProfilePiece {
+  double t0 = 0, t1 = 0;
+  Affine upper, lower;
+  double p_integral = 0, q_integral = 0;
+};
+
+}  // namespace detail
+
 namespace {
+
+using detail::ProfilePiece;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Unit roundoff (with a margin) for the rounding of sums of non-negative terms: a sum of n
@@ -47,6 +64,26 @@ double crossing(const F& f, double delta, bool keep_above) {
     (f(mid) > delta ? lo : hi) = mid;
   }
   return keep_above ? lo : hi;
+}
+
+/// The pieces of every interval of the points (two per interval: the lower bound's split).
+std::vector<ProfilePiece> profile_pieces(const std::vector<double>& ph,
+                                         const std::vector<double>& ql,
+                                         const std::vector<double>& qh, double w, double s) {
+  std::vector<ProfilePiece> out;
+  for (const detail::IntervalBounds& b : detail::interval_bounds(ph, ql, qh, w, s)) {
+    if (b.upper.a == -kInf) continue;  // p's upper bound is 0 at an end: p = 0 between
+    const auto add = [&](const detail::Affine& lower, double t0, double t1) {
+      if (!(t1 > t0)) return;
+      ProfilePiece piece{t0, t1, b.upper, lower, 0, 0};
+      piece.p_integral = std::exp(detail::log_gauss_integral(b.upper, t0, t1, s));
+      piece.q_integral = std::exp(detail::log_gauss_integral(lower, t0, t1, s));
+      out.push_back(piece);
+    };
+    add(b.lower.first, 0.0, b.lower.t_split);
+    add(b.lower.second, b.lower.t_split, w);
+  }
+  return out;
 }
 
 }  // namespace
@@ -111,9 +148,34 @@ ProfileBrackets::ProfileBrackets(const ExactLaw& p, const ExactLaw& q, const Ren
 
 ProfileBrackets::ProfileBrackets(const ExactLaw& p, const ExactLaw& q, DensityGrid density)
     : p_(&p), q_(&q), density_(std::move(density)) {
-  if (density_.p_hi.size() < 3 || density_.p_hi.size() % 2 == 0)
-    throw InternalError("ProfileBrackets: the density grid needs an even number of steps");
+  if (density_.p_hi.size() < 3)
+    throw InternalError("ProfileBrackets: the density grid needs at least 3 points");
+  const DensityGrid& d = density_;
+  pieces_[0] = profile_pieces(d.p_hi, d.q_lo, d.q_hi, d.step, d.noise_sd);
+  pieces_[1] = profile_pieces(d.q_hi, d.p_lo, d.p_hi, d.step, d.noise_sd);
+  // unclamped: P's mass beyond the points, in closed form from the sources' images
+  // (tails.hpp); where those cannot be bounded, the upper mass outside the grid (the density
+  // was integrated over the grid only; not certified)
+  const double y_last = d.start + d.step * static_cast<double>(d.p_hi.size() - 1);
+  for (int k = 0; k < 2; ++k) {
+    const ExactLaw& law = k == 0 ? p : q;
+    if (law.last.clamped) continue;
+    std::vector<detail::TailSource> src;
+    std::string why;
+    if (detail::tail_sources(law, d.noise_sd, src, why)) {
+      beyond_[k] = std::exp(detail::log_tail_integral(src, false, d.start, {}, 1.0, d.noise_sd)) +
+                   std::exp(detail::log_tail_integral(src, true, y_last, {}, 1.0, d.noise_sd));
+    } else {
+      beyond_[k] = law.last.outside.hi;
+    }
+  }
 }
+
+ProfileBrackets::ProfileBrackets(const ProfileBrackets&) = default;
+ProfileBrackets::ProfileBrackets(ProfileBrackets&&) noexcept = default;
+ProfileBrackets& ProfileBrackets::operator=(const ProfileBrackets&) = default;
+ProfileBrackets& ProfileBrackets::operator=(ProfileBrackets&&) noexcept = default;
+ProfileBrackets::~ProfileBrackets() = default;
 
 double ProfileBrackets::delta_lower(double epsilon, bool forward) const {
   return forward ? profile_delta_lower(p_->last, q_->last, epsilon)
@@ -123,30 +185,43 @@ double ProfileBrackets::delta_lower(double epsilon, bool forward) const {
 double ProfileBrackets::delta_upper(double epsilon, bool forward) const {
   check_epsilon(epsilon);
   const double e = std::exp(epsilon);
-  const std::vector<double>& ph = forward ? density_.p_hi : density_.q_hi;
-  const std::vector<double>& ql = forward ? density_.q_lo : density_.p_lo;
   const CellLaw& a = forward ? p_->last : q_->last;
   const CellLaw& b = forward ? q_->last : p_->last;
-  // (p - e q)_+ <= (p_hi - e q_lo)_+ pointwise; the trapezoidal rule on the step and on twice
-  // the step (the number of steps is even), and their difference added
-  const std::size_t m = ph.size() - 1;
-  double fine = 0, coarse = 0, total = 0;
-  for (std::size_t i = 0; i <= m; ++i) {
-    const double f = std::max(0.0, ph[i] - e * ql[i]);
-    const double w = (i == 0 || i == m) ? 0.5 : 1.0;
-    fine += w * f;
-    if (i % 2 == 0) coarse += w * f;
-    total += ph[i];
+  // (p - e q)_+ <= (p_up - e q_low)_+ with the bounds between the points (log_convex.hpp): on
+  // a piece both are exp(affine - t^2/(2s^2)), so p_up > e q_low exactly where the affine
+  // difference upper - lower - eps is positive, a sub-interval of the piece in closed form
+  double upper = 0, scale = 0;
+  const double s = density_.noise_sd;
+  for (const ProfilePiece& piece : pieces_[forward ? 0 : 1]) {
+    if (piece.lower.a == -kInf) {
+      upper += piece.p_integral;  // no lower bound on q: (p - e q)_+ <= p
+      scale += piece.p_integral;
+      continue;
+    }
+    const double c = piece.upper.a - piece.lower.a - epsilon, g = piece.upper.b - piece.lower.b;
+    double t0 = piece.t0, t1 = piece.t1;  // where c + g t > 0
+    if (g > 0) {
+      t0 = std::max(t0, -c / g);
+    } else if (g < 0) {
+      t1 = std::min(t1, -c / g);
+    } else if (!(c > 0)) {
+      continue;
+    }
+    if (!(t1 > t0)) continue;
+    double pi = piece.p_integral, qi = piece.q_integral;
+    if (t0 > piece.t0 || t1 < piece.t1) {
+      pi = std::exp(detail::log_gauss_integral(piece.upper, t0, t1, s));
+      qi = std::exp(detail::log_gauss_integral(piece.lower, t0, t1, s));
+    }
+    upper += std::max(0.0, pi - e * qi);
+    scale += pi + e * qi;
   }
-  fine *= density_.step;
-  coarse *= 2.0 * density_.step;
-  double upper = std::max(fine, coarse) + std::fabs(fine - coarse);
-  // rounding of the sums: relative to the largest terms
-  upper += static_cast<double>(m + 2) * kRound * total * density_.step;
+  // rounding of the Gaussian integrals (~1e-13 relative each: exp of a square) and of the sums
+  upper += 1e-12 * scale;
   for (std::size_t i = 0; i < a.points.size() && i < b.points.size(); ++i)
     upper += std::max(0.0, a.points[i].mass.hi - e * b.points[i].mass.lo);
-  // unclamped: the mass beyond the grid's ends, where the density was not integrated
-  if (!a.clamped) upper += a.outside.hi;
+  // unclamped: P's mass beyond the points, where the density was not integrated
+  upper += beyond_[forward ? 0 : 1];
   return std::min(upper, a.total);
 }
 

@@ -5,11 +5,22 @@
 #include <cmath>
 #include <limits>
 
+#include "log_convex.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "tails.hpp"
 
 namespace rdpaudit::exact {
 
 namespace {
+
+using detail::Affine;
+using detail::interval_bounds;
+using detail::IntervalBounds;
+using detail::log_gauss_integral;
+using detail::log_tail_integral;
+using detail::tail_lower;
+using detail::tail_sources;
+using detail::TailSource;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -122,59 +133,123 @@ DensityGrid density_grid(const ExactLaw& p, const ExactLaw& q, const RenyiOption
   };
   fill(p, d.p_lo, d.p_hi);
   fill(q, d.q_lo, d.q_hi);
+  // every part's density is its before-law's image convolved with N(0, s_part^2), and
+  // phi_s' = phi_s * phi_sqrt(s'^2 - s^2) for s' >= s: both densities are convolutions with
+  // the smallest part's Gaussian
+  d.noise_sd = std::numeric_limits<double>::infinity();
+  for (const ExactLaw* law : {&p, &q}) {
+    for (const FinalPart& part : law->parts) d.noise_sd = std::min(d.noise_sd, part.step.noise_std);
+  }
+  if (!(d.noise_sd > 0) || !std::isfinite(d.noise_sd))
+    throw InternalError("density_grid: the last step adds no Gaussian noise");
   return d;
 }
 
 namespace {
 
-/// log of an upper bound on the integral of p_hi^alpha q_lo^(1 - alpha) over the grid, by the
-/// trapezoidal rule plus its difference to the rule of twice the step.
-double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql, double step,
-                          double alpha, bool clamped) {
+std::string upper_uncertified_reason(const std::string& why) {
+  return "the integral beyond the points where the lower density bound is normal (left out "
+         "where the integrand there is negligible) and the mass outside the grid: " +
+         why;
+}
+
+/// log of an upper bound on the integral of p^alpha q^(1 - alpha) over the points' span, from
+/// the density bounds at the points and the convexity of log p + y^2 / (2 s^2)
+/// (log_convex.hpp): on each interval p <= exp(upper(t) - t^2/(2s^2)) and q >= exp(lower(t) -
+/// t^2/(2s^2)), so the integrand is at most exp(alpha upper + (1 - alpha) lower - t^2/(2s^2))
+/// (q^(1 - alpha) falls in q), a Gaussian integral on each of at most two affine pieces.
+/// Unclamped laws: with `tails` (P's sources, tails.hpp) the integrals beyond the first and
+/// the last point where Q's lower bound is normal are added (certified); without, the region
+/// beyond is left out where the integrand at its edge is negligible (not certified).
+double log_integral_upper(const std::vector<double>& ph, const std::vector<double>& ql,
+                          const std::vector<double>& qh, double start, double step, double s,
+                          double alpha, bool clamped, const std::vector<TailSource>* tails) {
   std::size_t first = 0, last = ph.size() - 1;
   bool cut_below = false, cut_above = false;
   if (!clamped) {
     // unclamped laws: only where Q's lower density is in double's normal range; the integrand
     // at each end of that range where P's density goes on must be negligible (e^-40 of the
     // total, below the sum's rounding), otherwise the region beyond, where the densities
-    // underflow, may hold the tilted law: no bound
+    // underflow, may hold the tilted law: no bound (this cut is not certified, section 5)
     while (first < last && !(ql[first] > 1e-300)) ++first;
     while (last > first && !(ql[last] > 1e-300)) --last;
     cut_below = first > 0 && ph[first - 1] > 0;
     cut_above = last + 1 < ph.size() && ph[last + 1] > 0;
   }
-  LogSum fine, coarse;
-  for (std::size_t i = first; i <= last; ++i) {
-    double t = log_term(ph[i], ql[i], alpha);
-    const bool end = (i == first || i == last);
-    if (end) t += std::log(0.5);
-    fine.add(t);
-    if ((i - first) % 2 == 0) coarse.add(t);
+  const std::vector<IntervalBounds> bounds = interval_bounds(ph, ql, qh, step, s);
+  LogSum sum;
+  for (std::size_t i = first; i < last; ++i) {
+    const IntervalBounds& b = bounds[i];
+    if (b.upper.a == kNegInf) continue;  // p's upper bound is 0 at an end: p = 0 between
+    const auto piece = [&](const Affine& lower, double t0, double t1) {
+      if (!(t1 > t0)) return;
+      if (lower.a == kNegInf) {
+        sum.add(kInf);  // no lower bound on q where p may be positive
+        return;
+      }
+      const Affine e{alpha * b.upper.a + (1.0 - alpha) * lower.a,
+                     alpha * b.upper.b + (1.0 - alpha) * lower.b};
+      sum.add(log_gauss_integral(e, t0, t1, s));
+    };
+    piece(b.lower.first, 0.0, b.lower.t_split);
+    piece(b.lower.second, b.lower.t_split, step);
   }
-  const double lf = fine.value() + std::log(step), lc = coarse.value() + std::log(2.0 * step);
-  if (!std::isfinite(lf) || !std::isfinite(lc)) return std::max(lf, lc);
+  if (!clamped && tails) {
+    const double y_first = start + step * static_cast<double>(first);
+    const double y_last = start + step * static_cast<double>(last);
+    sum.add(log_tail_integral(*tails, false, y_first, tail_lower(ql, qh, first, step, s, false),
+                              alpha, s));
+    sum.add(
+        log_tail_integral(*tails, true, y_last, tail_lower(ql, qh, last, step, s, true), alpha, s));
+    return sum.value() + 1e-12;
+  }
+  const double lf = sum.value();
+  if (!std::isfinite(lf)) return lf;
   if ((cut_below && log_term(ph[first], ql[first], alpha) + std::log(step) > lf - 40) ||
       (cut_above && log_term(ph[last], ql[last], alpha) + std::log(step) > lf - 40)) {
     return kInf;
   }
-  // max(I, I2) + |I - I2|
-  const double hi = std::max(lf, lc), lo = std::min(lf, lc);
-  // plus 1e-12 relative for the rounding of the sums
-  return hi + std::log(2.0 - std::exp(lo - hi)) + 1e-12;
+  // plus 1e-12 relative for the rounding of the sums and of the Gaussian integrals
+  return lf + 1e-12;
+}
+
+/// Per direction (0: P against Q), the sources of the upper density's tails, when they are
+/// certified (tails.hpp); nothing to add for clamped laws.
+struct UpperTails {
+  bool certified[2] = {true, true};
+  std::vector<TailSource> sources[2];
+  std::string why;
+};
+
+UpperTails upper_tails(const ExactLaw& p, const ExactLaw& q, const DensityGrid& d) {
+  UpperTails t;
+  if (p.last.clamped) return t;
+  for (int k = 0; k < 2; ++k) {
+    std::string why;
+    t.certified[k] = tail_sources(k == 0 ? p : q, d.noise_sd, t.sources[k], why);
+    if (!t.certified[k] && t.why.empty()) t.why = why;
+  }
+  return t;
 }
 
 double upper_from(const DensityGrid& d, const ExactLaw& p, const ExactLaw& q, bool forward,
-                  double alpha) {
+                  double alpha, const UpperTails& tails) {
   const std::vector<double>& ph = forward ? d.p_hi : d.q_hi;
   const std::vector<double>& ql = forward ? d.q_lo : d.p_lo;
+  const std::vector<double>& qh = forward ? d.q_hi : d.p_hi;
   const CellLaw& a = forward ? p.last : q.last;
   const CellLaw& b = forward ? q.last : p.last;
+  const int k = forward ? 0 : 1;
+  const bool certified = tails.certified[k];
   LogSum total;
-  total.add(log_integral_upper(ph, ql, d.step, alpha, a.clamped));
+  total.add(log_integral_upper(ph, ql, qh, d.start, d.step, d.noise_sd, alpha, a.clamped,
+                               certified ? &tails.sources[k] : nullptr));
   for (std::size_t i = 0; i < a.points.size() && i < b.points.size(); ++i) {
     total.add(log_term(a.points[i].mass.hi, b.points[i].mass.lo, alpha));
   }
-  if (!a.clamped) total.add(log_term(a.outside.hi, b.outside.lo, alpha));
+  // unclamped with certified tails: the integral spans the line, the mass outside the grid
+  // included; otherwise the outside mass's term stands for it (not certified)
+  if (!a.clamped && !certified) total.add(log_term(a.outside.hi, b.outside.lo, alpha));
   const double v = total.value() / (alpha - 1.0);
   return std::max(v, 0.0);
 }
@@ -204,12 +279,9 @@ double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const Ren
   check_same_grid(p.last, q.last, "renyi_upper");
   if (!(alpha > 1)) throw InternalError("renyi_upper: alpha > 1");
   const DensityGrid d = density_grid(p, q, options, alpha);
-  if (uncertified) {
-    *uncertified = "the trapezoidal rule's error (estimated by the rule of twice the step)";
-    if (!p.last.clamped)
-      *uncertified += "; the integral beyond the grid (taken as the outside mass's bound)";
-  }
-  return upper_from(d, p, q, true, alpha);
+  const UpperTails tails = upper_tails(p, q, d);
+  if (uncertified) *uncertified = tails.certified[0] ? "" : upper_uncertified_reason(tails.why);
+  return upper_from(d, p, q, true, alpha, tails);
 }
 
 std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
@@ -224,16 +296,22 @@ std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q
                                             const std::vector<double>& alphas,
                                             const DensityGrid& d) {
   check_same_grid(p.last, q.last, "renyi_brackets");
+  const UpperTails tails = upper_tails(p, q, d);
   std::vector<RenyiBracketRow> rows;
   for (double alpha : alphas) {
     if (!(alpha > 1)) throw InternalError("renyi_brackets: alpha > 1");
     RenyiBracketRow r;
     r.alpha = alpha;
-    r.forward = {renyi_lower(p.last, q.last, alpha), upper_from(d, p, q, true, alpha)};
-    r.backward = {renyi_lower(q.last, p.last, alpha), upper_from(d, p, q, false, alpha)};
+    r.forward = {renyi_lower(p.last, q.last, alpha), upper_from(d, p, q, true, alpha, tails)};
+    r.backward = {renyi_lower(q.last, p.last, alpha), upper_from(d, p, q, false, alpha, tails)};
     rows.push_back(r);
   }
   return rows;
+}
+
+std::string upper_uncertified(const ExactLaw& p, const ExactLaw& q, const DensityGrid& d) {
+  const UpperTails tails = upper_tails(p, q, d);
+  return tails.certified[0] && tails.certified[1] ? "" : upper_uncertified_reason(tails.why);
 }
 
 }  // namespace rdpaudit::exact

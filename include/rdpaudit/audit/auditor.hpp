@@ -61,6 +61,8 @@ class Auditor {
     double estimate = kNaN, estimate_lower = kNaN, estimate_upper = kNaN;
     double exact = kNaN, exact_lower = kNaN, exact_upper = kNaN;
     std::string exact_method;  ///< the row the exact value comes from
+    /// the exact bracket's upper end is certified (false: an exact chain's that is not)
+    bool exact_upper_certified = true;
     std::string method;
     bool informative = true;  ///< some rigorous test is informative here
     std::string reason;       ///< why none is

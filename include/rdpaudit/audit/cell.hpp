@@ -95,6 +95,9 @@ struct Cell {
   std::string exact_method;
   double exact_lower = kNaN;  ///< lower end of the exact value's bracket (NaN: not used)
   double exact_upper = kNaN;  ///< upper end of that bracket
+  /// That upper end is certified: every quadrature's and exact profile's, and the exact
+  /// chain's except where its interval says otherwise (docs/exact-laws.md, section 5).
+  bool exact_upper_certified = true;
   /// The bound lies inside the exact bracket (above its lower end, below its upper end): the
   /// samples decided the cell, as without an exact value.
   bool within_exact_bracket = false;

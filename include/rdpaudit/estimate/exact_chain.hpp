@@ -13,6 +13,12 @@
 
 namespace rdpaudit::estimate {
 
+/// The `interval` of exact-chain rows whose two ends are certified (docs/exact-laws.md, section
+/// 5); rows whose upper end is not (an unclamped law whose tails cannot be bounded) say
+/// "lower certified; upper not certified beyond the grid: <why>".
+inline constexpr const char* kExactChainCertified =
+    "exact chain bracket (both ends certified; rounding not directed)";
+
 /// What evolving a chain costs, estimated before evolving it: steps x grid cells x kernel
 /// width (targets visited per source) x affine cases propagated per step, summed over both
 /// datasets (a shuffled partition evolves one chain per batch of the differing record; a
@@ -45,7 +51,8 @@ struct ChainEstimates {
 /// Evolves the scenario's chain (when exact::chain_from_scenario gives one and its work is at
 /// most estimate.exact_max_work) and brackets R_alpha at `alphas` in both directions: value =
 /// the bracket's midpoint (its lower end when the upper is +infinity), lower / upper = the
-/// bracket (the lower end certified, the upper end's trapezoidal error estimated). With
+/// bracket (both ends certified; interval kExactChainCertified, or, where the upper end is not
+/// certified beyond the engine's grid, a text that says why). With
 /// profile.enabled, the privacy profile's brackets of the same laws too.
 ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<double>& alphas);
 

@@ -4,10 +4,10 @@
 // delta(eps) = sup_S P(S) - e^eps Q(S) = integral (p - e^eps q)_+ (Balle et al. 2018,
 // Theorem 1 / Def. 4), bracketed from below by data processing over the engine's pieces (cells,
 // atoms, outside mass) with their mass brackets, and from above by the last step's pointwise
-// density bounds, integrated by the trapezoidal rule with its difference to the rule of twice
-// the step added (as the Renyi upper bound; that error is estimated, not certified), plus the
-// atoms' and the outside mass's upper ends. eps(delta) = inf {eps >= 0 : delta(eps) <= delta}
-// is bracketed by bisection on the two ends.
+// density bounds, bounded between the points by the convexity of log p + y^2 / (2 s^2) and
+// integrated in closed form (as the Renyi upper bound; certified), plus the atoms' upper ends
+// and, unclamped, P's mass beyond the points (certified where upper_uncertified says so).
+// eps(delta) = inf {eps >= 0 : delta(eps) <= delta} is bracketed by bisection on the two ends.
 #pragma once
 
 #include <string>
@@ -16,6 +16,10 @@
 #include "rdpaudit/exact/renyi.hpp"
 
 namespace rdpaudit::exact {
+
+namespace detail {
+struct ProfilePiece;
+}
 
 /// The profile brackets of one pair of laws, both directions (forward: P against Q).
 class ProfileBrackets {
@@ -26,12 +30,18 @@ class ProfileBrackets {
   /// brackets' widened grid: the integral then spans it, and the outside mass is added still).
   /// The laws must outlive this object.
   ProfileBrackets(const ExactLaw& p, const ExactLaw& q, DensityGrid density);
+  ProfileBrackets(const ProfileBrackets&);
+  ProfileBrackets(ProfileBrackets&&) noexcept;
+  ProfileBrackets& operator=(const ProfileBrackets&);
+  ProfileBrackets& operator=(ProfileBrackets&&) noexcept;
+  ~ProfileBrackets();
 
   /// [lower, upper] on delta(eps) for eps >= 0 (finite).
   Bracket delta(double epsilon, bool forward) const;
   /// The lower end alone (certified; no density bounds needed).
   double delta_lower(double epsilon, bool forward) const;
-  /// The upper end alone (the trapezoidal error estimated).
+  /// The upper end alone (certified between the points by the convexity of log p + y^2 /
+  /// (2 s^2); unclamped laws: beyond the grid, the outside mass).
   double delta_upper(double epsilon, bool forward) const;
 
   /// [lower, upper] on eps(delta) for delta in (0, 1): lower = the largest eps found with
@@ -44,6 +54,11 @@ class ProfileBrackets {
   const ExactLaw* p_;
   const ExactLaw* q_;
   DensityGrid density_;
+  /// per direction, the bounds of the density points' intervals (forward: P against Q)
+  std::vector<detail::ProfilePiece> pieces_[2];
+  /// per direction, P's mass beyond the points (certified where upper_uncertified is "";
+  /// otherwise the upper outside mass)
+  double beyond_[2] = {0, 0};
 };
 
 /// Certified lower bound on delta(eps) of P against Q from the pieces of two laws on one grid

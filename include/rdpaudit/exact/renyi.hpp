@@ -25,7 +25,8 @@ struct ExactLaw {
 };
 
 struct RenyiOptions {
-  /// Points per cell of the trapezoidal rule over the density bounds of the upper bound.
+  /// Density points per cell of the upper bound (made even, at least 2): the bounds between
+  /// them are second order in the points' step.
   int points_per_cell = 2;
   PropagateOptions propagate;
 };
@@ -37,6 +38,9 @@ struct RenyiOptions {
 /// largest order a = alpha_max is not negligible at an end (alpha_max <= 1: not widened).
 struct DensityGrid {
   double start = 0, step = 0;
+  /// s: both densities are convolutions of a law with N(0, s^2) (the smallest noise sd of the
+  /// last steps), so log p + y^2 / (2 s^2) is convex (the upper bounds between the points)
+  double noise_sd = 0;
   std::vector<double> p_lo, p_hi, q_lo, q_hi;
 };
 DensityGrid density_grid(const ExactLaw& p, const ExactLaw& q, const RenyiOptions& options,
@@ -54,15 +58,24 @@ struct RenyiBracketRow {
 double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha);
 
 /// Upper bound on R_alpha(P || Q): the density bounds after the last step (pointwise,
-/// certified) integrated by the trapezoidal rule with the difference to the rule of twice the
-/// step added (estimated, not certified), plus the atoms' upper masses of P against the lower
-/// masses of Q. `uncertified` receives a note on what the bound leaves out.
+/// certified) bounded between the points by the convexity of log p + y^2 / (2 s^2) and
+/// integrated in closed form (certified), plus, unclamped, the tails beyond the points (closed
+/// form from the sources' images), plus the atoms' upper masses of P against the lower masses
+/// of Q. `uncertified` receives "" or what the bound leaves uncertified (upper_uncertified).
+
 double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const RenyiOptions& options,
                    std::string* uncertified = nullptr);
 
 std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
                                             const std::vector<double>& alphas,
                                             const RenyiOptions& options = {});
+
+/// "" when the upper ends (R_alpha's and delta(eps)'s) from these density bounds are
+/// certified (up to rounding); otherwise what is not: an unclamped law whose tails beyond the
+/// points cannot be bounded (mass of unknown location outside the grid before the last step,
+/// last steps with different noise, a map case), for which the region beyond is left out where
+/// the integrand at its edge is negligible (docs/exact-laws.md, section 5).
+std::string upper_uncertified(const ExactLaw& p, const ExactLaw& q, const DensityGrid& density);
 /// The same from density bounds already computed: density_grid(p, q, options, a) with a at
 /// least the largest of `alphas` (the same numbers as the call above).
 std::vector<RenyiBracketRow> renyi_brackets(const ExactLaw& p, const ExactLaw& q,
