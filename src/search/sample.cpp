@@ -41,8 +41,8 @@ Evaluation evaluate_sampled(const config::Scenario& s, const Spec& spec, std::ui
   // never a stream `run` draws (rng::kSearchD, kSearchDPrime; docs/methods.md section 6).
   const std::int64_t n = spec.pilot_trajectories;
   const std::int64_t chosen = n / 2, counted = n - chosen;
-  const RowMajor p = sim::simulate_last_iterates(s, seed, rng::kSearchD, 0, n);
-  const RowMajor q = sim::simulate_last_iterates(s, seed, rng::kSearchDPrime, 0, n);
+  const RowMajor p = sim::simulate_last_iterates(s, seed, kSampledDatasets[0], 0, n);
+  const RowMajor q = sim::simulate_last_iterates(s, seed, kSampledDatasets[1], 0, n);
 
   // The selection phase on the first half, as `run` does on its pilot: one score, the
   // coordinate in 1-D, the fitted logistic log-ratio above (the plug-in `run` prefers).

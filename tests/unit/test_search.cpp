@@ -380,6 +380,13 @@ TEST_CASE(
     "[search]") {
   const auto exp = bounds::parse_experiment(kCrafted, "t.toml");
   const auto& s = exp.scenarios.front();
+  // The evaluator simulates the search's datasets, D then D' (the run's are 0 - 3).
+  CHECK(search::kSampledDatasets[0] == rng::kSearchD);
+  CHECK(search::kSampledDatasets[1] == rng::kSearchDPrime);
+  for (rng::Dataset run : {rng::kD, rng::kDPrime, rng::kPilotD, rng::kPilotDPrime}) {
+    CHECK(search::kSampledDatasets[0] != run);
+    CHECK(search::kSampledDatasets[1] != run);
+  }
   CHECK_FALSE(rng::is_dprime(rng::kSearchD));
   CHECK(rng::is_dprime(rng::kSearchDPrime));
   CHECK(rng::is_dprime(rng::kDPrime));

@@ -16,6 +16,7 @@
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/estimate/types.hpp"
+#include "rdpaudit/rng/stream.hpp"
 #include "rdpaudit/search/spec.hpp"
 
 namespace rdpaudit::search {
@@ -53,6 +54,10 @@ Evaluation evaluate(const config::Scenario& s, const Spec& spec, std::uint64_t s
 /// (the mixture's enumeration aside), so `rdpaudit search` checks every grid point with it to
 /// choose one evaluator for the whole search.
 std::string exact_gap(const config::Scenario& s, const Spec& spec, std::uint64_t seed);
+
+/// The datasets of the stream address (rng/stream.hpp) that sampled evaluations simulate, D
+/// then D': never counted, piloted or bootstrapped by `run`, `merge` or a part.
+inline constexpr rng::Dataset kSampledDatasets[2] = {rng::kSearchD, rng::kSearchDPrime};
 
 /// Evaluates `s` by simulation (sample.cpp): spec.pilot_trajectories trajectories of D and of
 /// D' on the search's streams, the first half choosing the score cells as `run`'s pilot does,
