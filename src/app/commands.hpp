@@ -52,7 +52,8 @@ struct SearchArgs {
   int threads = 0;
 };
 /// `rdpaudit search FILE -o FOUND.toml`: the adversary search of the file's [search] table,
-/// evaluated exactly; writes the found adversary as an experiment file and the trace as CSV
+/// evaluated exactly, or by a plug-in on streams of its own where the exact engines do not
+/// cover every grid point; writes the found adversary as an experiment file and the trace as CSV
 /// (--trace, default FOUND.trace.csv).
 int search_command(const SearchArgs& args);
 

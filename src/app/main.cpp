@@ -165,8 +165,9 @@ int run_main(int argc, char** argv) {
   app::SearchArgs search_args;
   auto* search = cli.add_subcommand(
       "search",
-      "search the adversaries of an experiment's [search] table for the largest exact R_alpha "
-      "(or ratio to a bound, or delta), and write the one found as an experiment file");
+      "search the adversaries of an experiment's [search] table for the largest R_alpha (or "
+      "ratio to a bound, or delta), exact or else a plug-in on streams of its own, and write "
+      "the one found as an experiment file");
   search->add_option("FILE", file, "experiment file with a [search] table (TOML)")->required();
   search
       ->add_option("-o,--output", search_args.output,

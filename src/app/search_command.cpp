@@ -1,7 +1,8 @@
 // `rdpaudit search FILE -o FOUND.toml`: the adversary search over an experiment's [search]
-// parameters (search/), evaluated exactly (no samples), its trace printed and written as CSV,
-// and the chosen adversary written as an ordinary experiment file that `rdpaudit run` audits
-// on fresh streams (docs/methods.md, "Searching for the worst adversary").
+// parameters (search/), evaluated exactly or, where the exact engines do not cover every grid
+// point, by a plug-in on samples of its own streams, its trace printed and written as CSV, and the
+// chosen adversary written as an ordinary experiment file that `rdpaudit run` audits on fresh
+// streams (docs/methods.md, "Searching for the worst adversary").
 #include <fmt/core.h>
 
 #include <chrono>
@@ -64,6 +65,16 @@ std::string header_comments(const std::string& text) {
   std::string line, out;
   while (std::getline(in, line) && line.rfind('#', 0) == 0) out += line + "\n";
   return out;
+}
+
+// What the value of an evaluation is and its interval, as the found file's header says it.
+std::string interval_text(const Evaluation& e) {
+  if (e.evaluator == search::Evaluator::kSampled)
+    return fmt::format(
+        "sampled plug-in, standard error {:.3g}; 68.3 % bootstrap interval "
+        "[{:.6g}, {:.6g}]",
+        e.resolution, e.lower, e.upper);
+  return fmt::format("certified lower end; bracket [{:.6g}, {:.6g}]", e.lower, e.upper);
 }
 
 struct Record {
@@ -136,11 +147,40 @@ int search_command(const SearchArgs& args) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  // One evaluator for the whole search, so that no exact value is ranked against a sampled
+  // one: exact when the exact engines cover every grid point (search.evaluator = "auto"),
+  // else sampled; "exact" keeps the points it does not cover out of the ranking.
+  search::Evaluator evaluator = spec.evaluator;
+  std::string why_sampled;
+  if (evaluator == search::Evaluator::kAuto) {
+    const Activity checking("checking which grid points the exact engines cover");
+    evaluator = search::Evaluator::kExact;
+    search::for_each_grid_point(axes, [&](const std::vector<double>& x) {
+      if (evaluator == search::Evaluator::kSampled) return;
+      const config::ExperimentSpec point = read_point(x);
+      const std::string gap = search::exact_gap(point.scenarios.front(), spec, point.seed);
+      if (!gap.empty()) {
+        evaluator = search::Evaluator::kSampled;
+        why_sampled = fmt::format("the exact engines do not cover {} ({})", describe(spec, x), gap);
+      }
+    });
+  } else if (evaluator == search::Evaluator::kSampled) {
+    why_sampled = "search.evaluator = \"sampled\"";
+  }
+  const bool sampled = evaluator == search::Evaluator::kSampled;
   std::vector<Record> records;
   std::string experiment_name;
   fmt::print("search {}: objective {}{}, budget {}\n", args.file, search::to_string(spec.objective),
              spec.objective == search::ObjectiveKind::kRatio ? " / " + spec.bound : "",
              spec.budget);
+  if (sampled) {
+    fmt::print(
+        "evaluator: sampled, the plug-in on {} trajectories per dataset of the search's own "
+        "streams (ranked by its value; moves need a gain above its standard error), because {}\n",
+        spec.pilot_trajectories, why_sampled);
+  } else {
+    fmt::print("evaluator: exact (ranked by the certified lower end of each bracket)\n");
+  }
   fmt::print("{:>4}  {:<6}  {:>12}  {:>12}  {:>12}  {:>6} {:<8}  {:>7}  {}\n", "#", "phase",
              "value", "lower", "upper", "alpha", "dir", "seconds", "point; engine or why not");
   const search::Objective f = [&](const std::vector<double>& x) {
@@ -148,7 +188,8 @@ int search_command(const SearchArgs& args) {
     const config::ExperimentSpec point = read_point(x);
     experiment_name = point.name;
     Record r;
-    r.eval = search::evaluate(point.scenarios.front(), spec, point.seed);
+    r.eval = sampled ? search::evaluate_sampled(point.scenarios.front(), spec, point.seed)
+                     : search::evaluate(point.scenarios.front(), spec, point.seed);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Evaluation& e = r.eval;
     const std::string phase =
@@ -164,15 +205,15 @@ int search_command(const SearchArgs& args) {
     }
     std::fflush(stdout);
     records.push_back(r);
-    return e.covered ? search::Score(e.value, e.upper - e.lower) : search::Score(std::nan(""));
+    return e.covered ? search::Score(e.value, e.resolution) : search::Score(std::nan(""));
   };
   const search::Outcome outcome = search::maximise(axes, spec.budget, f, spec.tolerance);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (outcome.best < 0) {
     throw InputError("search.params", describe(spec, outcome.trace.front().x) + ", ...",
-                     "no point of the search is covered by the exact engines (" +
-                         records.front().eval.reason +
-                         "); the search evaluates exactly only (docs/methods.md)");
+                     fmt::format("no point of the search has a value ({}); with "
+                                 "search.evaluator = \"{}\" (docs/methods.md)",
+                                 records.front().eval.reason, search::to_string(spec.evaluator)));
   }
   const auto& best = outcome.trace[outcome.best];
   const Evaluation& e = records[outcome.best].eval;
@@ -182,7 +223,7 @@ int search_command(const SearchArgs& args) {
   // The trace: every evaluated point, in order.
   std::string table = "evaluation,phase";
   for (const auto& p : spec.params) table += "," + csv(p.key);
-  table += ",covered,value,lower,upper,alpha,direction,bound";
+  table += ",evaluator,covered,value,lower,upper,resolution,alpha,direction,bound";
   for (double a : spec.alphas) table += fmt::format(",value_alpha_{}", a);
   table += ",seconds,engine_or_reason\n";
   for (std::size_t i = 0; i < outcome.trace.size(); ++i) {
@@ -191,18 +232,19 @@ int search_command(const SearchArgs& args) {
     table += fmt::format("{},{}", i, t.phase);
     for (std::size_t k = 0; k < spec.params.size(); ++k)
       table += "," + csv(search::value_text(spec.params[k], t.x[k]));
+    table += "," + search::to_string(r.evaluator);
     std::string orders;
     for (std::size_t k = 0; k < spec.alphas.size(); ++k) {
       const bool known = r.covered && k < r.per_alpha.size() && !std::isnan(r.per_alpha[k]);
       orders += known ? fmt::format(",{:.17g}", r.per_alpha[k]) : std::string(",");
     }
     if (r.covered) {
-      table +=
-          fmt::format(",1,{:.17g},{:.17g},{:.17g},{},{},{:.17g}{},{:.4f},{}\n", r.value, r.lower,
-                      r.upper, std::isnan(r.alpha) ? std::string("") : fmt::format("{}", r.alpha),
-                      direction_name(r.direction), r.bound, orders, records[i].seconds, csv(r.how));
+      table += fmt::format(
+          ",1,{:.17g},{:.17g},{:.17g},{:.17g},{},{},{:.17g}{},{:.4f},{}\n", r.value, r.lower,
+          r.upper, r.resolution, std::isnan(r.alpha) ? std::string("") : fmt::format("{}", r.alpha),
+          direction_name(r.direction), r.bound, orders, records[i].seconds, csv(r.how));
     } else {
-      table += fmt::format(",0,,,,,,{},{:.4f},{}\n", orders, records[i].seconds, csv(r.reason));
+      table += fmt::format(",0,,,,,,,{},{:.4f},{}\n", orders, records[i].seconds, csv(r.reason));
     }
   }
 
@@ -221,25 +263,30 @@ int search_command(const SearchArgs& args) {
   std::string head = fmt::format(
       "# {}_found: the adversary found by `rdpaudit search {}` (rdpaudit {} {}).\n"
       "#   point: {}\n"
-      "#   objective: {} = {:.6g} (certified lower end; bracket [{:.6g}, {:.6g}]{}{}), {}\n"
+      "#   objective: {} = {:.6g} ({}{}{}), {}\n"
+      "#   evaluator: {}\n"
       "#   evaluations: {} of budget {} ({} grid, {} refinement; {}), wall {:.1f} s; trace: {}\n"
       "# Certify: rdpaudit run <this file> audits it on fresh streams (exact verdicts where "
-      "exact).\n"
+      "exact; the search's samples, if any, came from streams run never draws).\n"
       "# The searched file's header follows.\n",
       experiment_name, args.file, build_info::tool_version, build_info::git_hash,
-      describe(spec, best.x), what, e.value, e.lower, e.upper,
+      describe(spec, best.x), what, e.value, interval_text(e),
       std::isnan(e.alpha) ? "" : fmt::format(", alpha = {}", e.alpha),
-      fmt::format(", {}", direction_name(e.direction)), e.how, outcome.trace.size(), spec.budget,
-      grid, outcome.trace.size() - grid, outcome.stopped, wall, trace_path);
+      fmt::format(", {}", direction_name(e.direction)), e.how,
+      sampled ? fmt::format("sampled ({} trajectories per dataset on the search's own streams), "
+                            "because {}",
+                            spec.pilot_trajectories, why_sampled)
+              : std::string("exact"),
+      outcome.trace.size(), spec.budget, grid, outcome.trace.size() - grid, outcome.stopped, wall,
+      trace_path);
   const std::string found_text = head + header_comments(text) + "\n" + search::to_text(found);
   // The found file must read back as the same scenario (it is what `run` will audit).
   (void)bounds::parse_experiment(found_text, args.output);
 
   write_file(trace_path, table);
   write_file(args.output, found_text);
-  fmt::print("best: {} -> {} = {:.6g} (bracket [{:.6g}, {:.6g}]{}, {})\n", describe(spec, best.x),
-             what, e.value, e.lower, e.upper,
-             std::isnan(e.alpha) ? "" : fmt::format(", alpha = {}", e.alpha),
+  fmt::print("best: {} -> {} = {:.6g} ({}{}, {})\n", describe(spec, best.x), what, e.value,
+             interval_text(e), std::isnan(e.alpha) ? "" : fmt::format(", alpha = {}", e.alpha),
              direction_name(e.direction));
   fmt::print("{} evaluations ({} grid, {} refinement; {}), {:.1f} s\n", outcome.trace.size(), grid,
              outcome.trace.size() - grid, outcome.stopped, wall);

@@ -31,6 +31,26 @@ long grid_size(const std::vector<Axis>& axes) {
   return n;
 }
 
+void for_each_grid_point(const std::vector<Axis>& axes,
+                         const std::function<void(const std::vector<double>&)>& f) {
+  std::vector<std::vector<double>> grids;
+  for (const Axis& a : axes) grids.push_back(a.grid());
+  std::vector<std::size_t> idx(axes.size(), 0);
+  for (bool more = !axes.empty(); more;) {
+    std::vector<double> x(axes.size());
+    for (std::size_t i = 0; i < axes.size(); ++i) x[i] = grids[i][idx[i]];
+    f(x);
+    more = false;
+    for (std::size_t i = axes.size(); i-- > 0;) {
+      if (++idx[i] < grids[i].size()) {
+        more = true;
+        break;
+      }
+      idx[i] = 0;
+    }
+  }
+}
+
 namespace {
 
 // The first argument is better than the second: larger, a covered point over an uncovered one.
@@ -59,23 +79,9 @@ Outcome maximise(const std::vector<Axis>& axes, long budget, const Objective& f,
     return v;
   };
 
-  // The grid, the last axis varying fastest.
+  for_each_grid_point(axes, [&](const std::vector<double>& x) { evaluate(x, "grid"); });
   std::vector<std::vector<double>> grids;
   for (const Axis& a : axes) grids.push_back(a.grid());
-  std::vector<std::size_t> idx(axes.size(), 0);
-  for (bool more = true; more;) {
-    std::vector<double> x(axes.size());
-    for (std::size_t i = 0; i < axes.size(); ++i) x[i] = grids[i][idx[i]];
-    evaluate(x, "grid");
-    more = false;
-    for (std::size_t i = axes.size(); i-- > 0;) {
-      if (++idx[i] < grids[i].size()) {
-        more = true;
-        break;
-      }
-      idx[i] = 0;
-    }
-  }
 
   // Compass search from the best grid point.
   std::vector<double> step(axes.size(), 0.0);

@@ -65,7 +65,7 @@ void check_keys(const toml::table& t, const std::string& where,
 }
 
 Param read_param(const toml::table& t, const std::string& where, const toml::table& doc) {
-  check_keys(t, where, {"key", "min", "max", "points", "integer", "values", "formula"});
+  check_keys(t, where, {"key", "min", "max", "points", "integer", "values", "formula", "radius"});
   Param p;
   const toml::node* key = t.get("key");
   if (!key || !key->is_string() || key->value<std::string>()->empty())
@@ -95,6 +95,24 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
     if (!i->is_boolean()) fail(where + ".integer", i, "must be true or false");
     p.integer_key = p.integer_key || *i->value<bool>();
   }
+  if (const toml::node* r = t.get("radius")) {
+    // A direction in the plane: the parameter is an angle in degrees.
+    if (!r->is_number() || !(*r->value<double>() > 0) || !std::isfinite(*r->value<double>()) ||
+        *r->value<double>() > 1e100)
+      fail(where + ".radius", r,
+           "must be a number in (0, 1e100]: the length of the 2-vector radius (cos x, sin x) "
+           "the key is set to, x the parameter's angle in degrees");
+    if (t.contains("formula") || t.contains("integer"))
+      fail(where + (t.contains("formula") ? ".formula" : ".integer"),
+           t.get(t.contains("formula") ? "formula" : "integer"),
+           "a direction (radius) takes an angle in degrees: no formula, no integer");
+    if (current && !(current->is_array() && current->as_array()->size() == 2))
+      fail(where + ".key", key,
+           "a direction (radius) sets a 2-vector: the file must give the key two numbers "
+           "(model.dim = 2), e.g. data.gradient = [1.0, 0.0]");
+    p.radius = *r->value<double>();
+    p.integer_key = false;
+  }
   p.axis.integer = p.integer_key;
   const bool listed = t.contains("values");
   if (listed) {
@@ -106,9 +124,31 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
     if (!a || a->empty())
       fail(where + ".values", t.get("values"), "must be a non-empty list of values");
     const bool textual = a->get(0)->is_string();
+    const bool vectors = a->get(0)->is_array();
+    if (vectors && p.radius > 0)
+      fail(where + ".values", t.get("values"),
+           "with radius, the values are angles in degrees (numbers), not vectors");
     for (std::size_t i = 0; i < a->size(); ++i) {
       const toml::node* v = a->get(i);
       const std::string k = fmt::format("{}.values[{}]", where, i);
+      if (vectors) {
+        // A list of vectors (directions given as unit vectors, or any vectors of the key).
+        const toml::array* vec = v->as_array();
+        if (!vec || vec->empty())
+          fail(k, v, "must be a non-empty list of numbers, as values[0] is");
+        std::vector<double> x;
+        for (std::size_t c = 0; c < vec->size(); ++c) {
+          const toml::node* e = vec->get(c);
+          if (!e->is_number() || !std::isfinite(*e->value<double>()))
+            fail(fmt::format("{}[{}]", k, c), e, "must be a finite number");
+          x.push_back(*e->value<double>());
+        }
+        if (!p.vectors.empty() && x.size() != p.vectors.front().size())
+          fail(k, v, fmt::format("must have {} numbers, as values[0] has", p.vectors[0].size()));
+        p.vectors.push_back(std::move(x));
+        p.axis.list.push_back(static_cast<double>(i));
+        continue;
+      }
       if (textual) {
         if (!v->is_string()) fail(k, v, "must be a string, as values[0] is");
         p.texts.push_back(*v->value<std::string>());
@@ -122,7 +162,8 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
         p.axis.list.push_back(x);
       }
     }
-    if (textual) p.integer_key = false;
+    if (textual || vectors) p.integer_key = false;
+    p.axis.integer = p.integer_key;
     return p;
   }
   if (!t.contains("min") || !t.contains("max")) {
@@ -184,9 +225,9 @@ Spec read_spec(const toml::table& doc) {
          "rdpaudit search needs a [search] table: params (the free keys and their ranges), "
          "objective, budget (docs/experiments.md)");
   const toml::table& t = *node->as_table();
-  check_keys(
-      t, "search",
-      {"params", "objective", "alpha", "bound", "epsilon", "direction", "budget", "tolerance"});
+  check_keys(t, "search",
+             {"params", "objective", "alpha", "bound", "epsilon", "direction", "budget",
+              "tolerance", "evaluator", "pilot_trajectories"});
   Spec spec;
   const toml::array* params = t.contains("params") ? t.get("params")->as_array() : nullptr;
   if (!params || params->empty())
@@ -282,11 +323,62 @@ Spec read_spec(const toml::table& doc) {
     if (!(spec.tolerance > 0 && spec.tolerance < 1))
       fail("search.tolerance", t.get("tolerance"), "must be in (0, 1): a fraction of a range");
   }
+  if (const toml::node* e = t.get("evaluator")) {
+    const std::string v = e->is_string() ? *e->value<std::string>() : "";
+    if (v == "auto") {
+      spec.evaluator = Evaluator::kAuto;
+    } else if (v == "exact") {
+      spec.evaluator = Evaluator::kExact;
+    } else if (v == "sampled") {
+      spec.evaluator = Evaluator::kSampled;
+    } else {
+      fail("search.evaluator", e,
+           "must be \"auto\" (default: exact when the exact engines cover every grid point, "
+           "else sampled), \"exact\" or \"sampled\"");
+    }
+  }
+  if (const toml::node* n = t.get("pilot_trajectories")) {
+    if (!n->is_integer() || *n->value<long>() < 1000 || *n->value<long>() > 100000000)
+      fail("search.pilot_trajectories", n,
+           "trajectories per dataset of a sampled evaluation: an integer in [1000, 10^8]");
+    spec.pilot_trajectories = *n->value<long>();
+  }
   return spec;
+}
+
+std::vector<double> Param::vector_at(double x) const {
+  if (!vectors.empty()) return vectors.at(static_cast<std::size_t>(x));
+  constexpr double kPi = 3.14159265358979323846;
+  // Whole multiples of 90 degrees exactly: a direction along an axis has a zero coordinate,
+  // which the exact engines' one-axis reduction needs (cos 90 degrees is 6e-17 otherwise).
+  const double turns = x / 90.0;
+  if (turns == std::round(turns)) {
+    const long q = ((static_cast<long>(std::round(turns)) % 4) + 4) % 4;
+    const double c[4] = {1.0, 0.0, -1.0, 0.0}, sn[4] = {0.0, 1.0, 0.0, -1.0};
+    return {radius * c[q], radius * sn[q]};
+  }
+  return {radius * std::cos(x * kPi / 180.0), radius * std::sin(x * kPi / 180.0)};
+}
+
+std::string to_string(Evaluator e) {
+  switch (e) {
+    case Evaluator::kAuto:
+      return "auto";
+    case Evaluator::kExact:
+      return "exact";
+    case Evaluator::kSampled:
+      return "sampled";
+  }
+  return "?";
 }
 
 std::string value_text(const Param& p, double x) {
   if (!p.texts.empty()) return p.texts.at(static_cast<std::size_t>(x));
+  if (p.vector_valued()) {
+    std::string list;
+    for (double v : p.vector_at(x)) list += fmt::format("{}{}", list.empty() ? "" : ", ", v);
+    return (p.radius > 0 ? fmt::format("{} deg: ", x) : std::string()) + "[" + list + "]";
+  }
   const std::string number =
       p.axis.integer ? fmt::format("{}", static_cast<long>(std::llround(x))) : fmt::format("{}", x);
   if (p.formula.empty()) return number;
@@ -323,11 +415,19 @@ toml::table point_document(const toml::table& doc, const Spec& spec, const std::
       if (!a || k >= static_cast<long>(a->size()))
         throw InputError(fmt::format("search.params[{}].key", i), p.key,
                          "names an element of a list the file does not give");
-      if (p.integer_key) {
+      if (p.vector_valued()) {
+        toml::array v;
+        for (double c : p.vector_at(x[i])) v.push_back(c);
+        a->replace(a->begin() + k, std::move(v));
+      } else if (p.integer_key) {
         a->replace(a->begin() + k, static_cast<std::int64_t>(std::llround(x[i])));
       } else {
         a->replace(a->begin() + k, x[i]);
       }
+    } else if (p.vector_valued()) {
+      toml::array v;
+      for (double c : p.vector_at(x[i])) v.push_back(c);
+      t->insert_or_assign(rest, std::move(v));
     } else if (!p.texts.empty() || !p.formula.empty()) {
       t->insert_or_assign(rest, value_text(p, x[i]));
     } else if (p.integer_key) {

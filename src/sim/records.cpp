@@ -92,8 +92,7 @@ BatchDraws draws_of(const Scenario& s, const DataView& data) {
 }  // namespace detail
 
 BatchDraws batch_draws(const config::Scenario& s, Dataset dataset) {
-  return detail::draws_of(
-      s, detail::records_of(s, dataset == kDPrime || dataset == kPilotDPrime).view);
+  return detail::draws_of(s, detail::records_of(s, rng::is_dprime(dataset)).view);
 }
 
 }  // namespace rdpaudit::sim

@@ -43,6 +43,10 @@ const char* dataset_name(Dataset dataset) {
       return "D (pilot run)";
     case kPilotDPrime:
       return "D' (pilot run)";
+    case rng::kSearchD:
+      return "D (search evaluation)";
+    case rng::kSearchDPrime:
+      return "D' (search evaluation)";
   }
   return "?";
 }
@@ -71,7 +75,7 @@ std::int64_t chunk_size(std::int64_t trajectories) {
 
 Eigen::MatrixXd simulate_last_iterates(const Scenario& s, std::uint64_t seed, Dataset dataset,
                                        std::int64_t first, std::int64_t count) {
-  const DatasetRecords rec = records_of(s, dataset == kDPrime || dataset == kPilotDPrime);
+  const DatasetRecords rec = records_of(s, rng::is_dprime(dataset));
   const std::vector<int> order = fixed_order(s);
   Eigen::MatrixXd out(count, s.dim);
   with_runner(s, rec.view, order, seed, dataset, [&](const auto& runner) {
@@ -108,7 +112,7 @@ tally::Tally count_dataset(const Scenario& s, const tally::Binning& binning, std
 
   const std::int64_t chunk = chunk_size(m);
   const std::int64_t chunks = (m + chunk - 1) / chunk;
-  const DatasetRecords rec = records_of(s, dataset == kDPrime);
+  const DatasetRecords rec = records_of(s, rng::is_dprime(dataset));
   const std::vector<int> order = fixed_order(s);
   // The smallest trajectory id whose last iterate is not finite (a diverged run): never
   // binned; chunks past it are skipped, those before it still run, so the id reported does

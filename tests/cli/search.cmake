@@ -23,6 +23,12 @@ expect_failure(budget_zero "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nb
                "search.budget = 0 (the number of evaluations")
 expect_failure(swept_key "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"noise.sigma2\", min = 1, max = 4}]\n[init]\nstd = [0.0, 1.0]\n"
                "init.std = [ 0.0, 1.0 ] (a search point is one scenario")
+expect_failure(evaluator "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nevaluator = \"mc\"\nparams = [${j0}]\n"
+               "search.evaluator = \"mc\" (must be \"auto\"")
+expect_failure(pilot_small "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\npilot_trajectories = 5\nparams = [${j0}]\n"
+               "search.pilot_trajectories = 5 (trajectories per dataset")
+expect_failure(radius "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [{key = \"init.mean\", radius = -1.0, min = 0, max = 90}]\n"
+               "search.params[0].radius = -1.0 (must be a number in (0, 1e100]")
 
 # Any other command refuses a search file, pointing to `rdpaudit search`.
 file(WRITE ${WORK}/search_validate.toml "${base}[search]\nobjective = \"renyi\"\nalpha = 4\nbudget = 8\nparams = [${j0}]\n")
@@ -55,7 +61,7 @@ file(STRINGS ${WORK}/search_j0_found.trace.csv trace)
 list(LENGTH trace rows)
 list(GET trace 0 header)
 # header + 4 grid points + the refinement's 8 and 7 (9 + 1 is outside, 9 - 2 = 7 below 8)
-if(NOT header MATCHES "^evaluation,phase,training.differing_batch,covered,value" OR rows LESS 6 OR rows GREATER 11)
+if(NOT header MATCHES "^evaluation,phase,training.differing_batch,evaluator,covered,value" OR rows LESS 6 OR rows GREATER 11)
   message(FATAL_ERROR "search: trace of ${rows} lines, header '${header}'")
 endif()
 execute_process(COMMAND ${CLI} run ${out} -o ${WORK}/search_j0_found.h5 --threads 2
@@ -64,3 +70,33 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "run of the found file: exit status ${rc}: ${err}")
 endif()
 message(STATUS "search end to end: ok\n${stdout}")
+
+# A sampled search: a 2-D loss given by its gradient (tanh per coordinate) has no exact law,
+# so the search evaluates every point by the plug-in on its own streams; the direction of the
+# differing record is the parameter, and the diagonal (45 degrees) leaks the most.
+set(cfg ${WORK}/search_direction.toml)
+set(out ${WORK}/search_direction_found.toml)
+file(REMOVE ${out} ${WORK}/search_direction_found.trace.csv)
+file(WRITE ${cfg} "[experiment]\nseed = 2\ntrajectories = 2000\n[model]\nloss = \"gradient_formula\"\ndim = 2\ngradient = \"tanh(x)\"\n[data]\npoints = [[2.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]\ndiffering_index = 0\nreplacement = [0.0, 0.0]\n[training]\nscheme = \"full_batch\"\neta = 0.2\nsteps = 4\n[noise]\nstep_std = 0.2\n[bounds]\nS_g = 2.0\nalphas = [2]\n[estimate]\nbootstrap = 0\n[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 3\npilot_trajectories = 20000\nparams = [{key = \"data.points[0]\", radius = 2.0, min = 0, max = 90, points = 3}]\n")
+execute_process(COMMAND ${CLI} search ${cfg} -o ${out} --threads 2 RESULT_VARIABLE rc
+                OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "sampled search: exit status ${rc}: ${err}${stdout}")
+endif()
+file(READ ${out} found)
+string(FIND "${found}" "evaluator: sampled" sampled_at)
+string(FIND "${found}" "points = [ [ 1.41421356" diagonal_at)
+if(sampled_at EQUAL -1 OR diagonal_at EQUAL -1)
+  message(FATAL_ERROR "sampled search: the found file is not the diagonal, or not sampled:\n${found}")
+endif()
+file(STRINGS ${WORK}/search_direction_found.trace.csv trace)
+list(LENGTH trace rows)
+list(GET trace 1 first)
+if(NOT rows EQUAL 4 OR NOT first MATCHES "^0,grid,\"0 deg: .2, 0.\",sampled,1,")
+  message(FATAL_ERROR "sampled search: trace of ${rows} lines, first row '${first}'")
+endif()
+execute_process(COMMAND ${CLI} validate ${out} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "validate of the sampled search's found file: exit status ${rc}: ${err}")
+endif()
+message(STATUS "sampled search: ok\n${stdout}")

@@ -12,14 +12,14 @@
 #include "../../src/exact/log_convex.hpp"
 #include "rdpaudit/audit/cell.hpp"
 #include "rdpaudit/audit/verdict.hpp"
-#include "rdpaudit/estimate/exact.hpp"
-#include "rdpaudit/estimate/exact_profile.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/profile.hpp"
 
 using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
-using rdpaudit::estimate::GaussianMixture;
+using rdpaudit::exact::GaussianMixture;
 using namespace rdpaudit::exact;
 
 namespace {
@@ -58,7 +58,7 @@ GaussianMixture mixture(std::vector<double> w, std::vector<double> m, double var
 
 double mixture_renyi(const GaussianMixture& p, const GaussianMixture& q, double alpha,
                      bool forward) {
-  for (const auto& e : rdpaudit::estimate::exact_renyi(p, q, {alpha})) {
+  for (const auto& e : rdpaudit::exact::exact_renyi(p, q, {alpha})) {
     if (e.direction == (forward ? rdpaudit::estimate::kForward : rdpaudit::estimate::kBackward))
       return e.value;
   }
@@ -230,7 +230,7 @@ TEST_CASE("certified upper ends: a Gaussian pair, step by step and as a location
       const GaussianMixture p = mixture({1.0}, {-delta / 2}, var),
                             q = mixture({1.0}, {delta / 2}, var);
       const double pw = check_profile(laws, [&](double eps, bool fwd) {
-        return rdpaudit::estimate::exact_delta(fwd ? p : q, fwd ? q : p, eps);
+        return rdpaudit::exact::exact_delta(fwd ? p : q, fwd ? q : p, eps);
       });
       CHECK(pw < 2e-3);
       if (location) {
@@ -346,7 +346,7 @@ TEST_CASE("certified upper ends: the sampled Gaussian mechanism, now finite at l
       CHECK(std::isfinite(r.backward.hi));
     }
     const double pw = check_profile(laws, [&](double eps, bool fwd) {
-      return rdpaudit::estimate::exact_delta(fwd ? p : q, fwd ? q : p, eps);
+      return rdpaudit::exact::exact_delta(fwd ? p : q, fwd ? q : p, eps);
     });
     CHECK(pw < 3e-3);
   }
@@ -378,7 +378,7 @@ TEST_CASE("certified upper ends: a location mixture (sampling without replacemen
   CHECK(width < 1e-3);
   CHECK(upper_uncertified(laws.d, laws.dprime, density_grid(laws.d, laws.dprime, {}, 16)) == "");
   const double pw = check_profile(laws, [&](double eps, bool fwd) {
-    return rdpaudit::estimate::exact_delta(fwd ? p : q, fwd ? q : p, eps);
+    return rdpaudit::exact::exact_delta(fwd ? p : q, fwd ? q : p, eps);
   });
   CHECK(pw < 2e-3);
 }

@@ -9,6 +9,8 @@
 #include "rdpaudit/search/evaluate.hpp"
 #include "rdpaudit/search/method.hpp"
 #include "rdpaudit/search/spec.hpp"
+#include "rdpaudit/sim/simulate.hpp"
+#include "with_threads.hpp"
 
 using namespace rdpaudit;
 using search::Axis;
@@ -263,15 +265,224 @@ TEST_CASE("search: a point's value is the exact R_alpha's certified lower end", 
   REQUIRE(d.covered);
   CHECK(d.value == Approx(want).epsilon(1e-6));
 
-  // A projected chain has no enumerated mixture: delta is "not covered", with the reason.
+  // A projected chain has no enumerated mixture: delta comes from the exact chain's privacy
+  // profile, ranked by its certified lower end. The ball of radius 5 holds the iterates (sd 1)
+  // all but 1e-6 of the time, so delta is the unprojected one to well within 1 %.
   std::string projected = kCrafted;
   projected.replace(projected.find("steps = 4"), 9, "steps = 4\nprojection_diameter = 10.0");
   const auto pexp = bounds::parse_experiment(projected, "t.toml");
   const auto pd = search::evaluate(pexp.scenarios.front(), delta, pexp.seed);
-  CHECK_FALSE(pd.covered);
-  CHECK_THAT(pd.reason, Catch::Contains("delta(eps) is exact for an enumerated 1-D Gaussian"));
+  REQUIRE(pd.covered);
+  CHECK_THAT(pd.how, Catch::Contains("exact chain"));
+  CHECK(pd.value == pd.lower);
+  CHECK(pd.lower <= pd.upper);
+  CHECK(pd.lower == Approx(want).epsilon(1e-2));
+  CHECK(pd.upper == Approx(want).epsilon(1e-2));
+  CHECK(search::exact_gap(pexp.scenarios.front(), delta, pexp.seed).empty());
 
   ratio.bound = "no_such_bound";
   CHECK_THROWS_WITH(search::evaluate(exp.scenarios.front(), ratio, exp.seed),
                     Catch::Contains("search.bound = \"no_such_bound\""));
+}
+
+namespace {
+
+// Full-batch noisy GD in 2-D on the loss given by its gradient tanh(x) per coordinate (no
+// projection): the exact engines cover no point of it (a gradient formula needs a projection's
+// interval, and the pair differs along both axes). The last iterate is Gaussian: the mean
+// shift is T (eta / n) tanh(x_i0) against the zero record, the covariance T s^2 I.
+const std::string kTanh2d = R"toml(
+[experiment]
+seed = 5
+trajectories = 1000
+[model]
+loss = "gradient_formula"
+dim = 2
+gradient = "tanh(x)"
+[data]
+points = [[2.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+differing_index = 0
+replacement = [0.0, 0.0]
+[training]
+scheme = "full_batch"
+eta = 0.2
+steps = 4
+[noise]
+step_std = 0.2
+[bounds]
+S_g = 2.0
+)toml";
+
+double tanh_renyi(double alpha, double degrees) {
+  const double r = 2.0, a = degrees * 3.14159265358979323846 / 180.0;
+  const double shift = 4 * 0.2 / 4;  // T eta / n
+  const double x = shift * std::tanh(r * std::cos(a)), y = shift * std::tanh(r * std::sin(a));
+  return alpha * (x * x + y * y) / (2 * 4 * 0.04);
+}
+
+config::ExperimentSpec point_of(const toml::table& doc, const search::Spec& spec,
+                                const std::vector<double>& x) {
+  return bounds::parse_experiment(search::to_text(search::point_document(doc, spec, x)), "t.toml");
+}
+
+}  // namespace
+
+TEST_CASE("search: a point the exact engines do not cover is evaluated by sampling", "[search]") {
+  const auto doc = parse(kTanh2d +
+                         "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 4\n"
+                         "pilot_trajectories = 20000\nparams = [{key = \"data.points[0]\", "
+                         "radius = 2.0, values = [0.0, 45.0]}]\n");
+  const auto spec = search::read_spec(doc);
+  CHECK(spec.evaluator == search::Evaluator::kAuto);
+  CHECK(spec.pilot_trajectories == 20000);
+  for (double angle : {0.0, 45.0}) {
+    INFO(angle);
+    const auto exp = point_of(doc, spec, {angle});
+    const auto& s = exp.scenarios.front();
+    // Not covered: the exact evaluator says why, exact_gap says so before any evaluation.
+    const std::string gap = search::exact_gap(s, spec, exp.seed);
+    CHECK_THAT(gap, Catch::Contains("exact chain"));
+    const auto exact = search::evaluate(s, spec, exp.seed);
+    CHECK_FALSE(exact.covered);
+    // Sampled: the plug-in within 5 standard errors (plus its small upward bias) of the
+    // closed form, on the logistic score (2-D).
+    const auto e = search::evaluate_sampled(s, spec, exp.seed);
+    REQUIRE(e.covered);
+    CHECK(e.evaluator == search::Evaluator::kSampled);
+    CHECK_THAT(e.how, Catch::Contains("logistic-ratio") && Catch::Contains("10000 + 10000"));
+    CHECK(e.resolution > 0);
+    CHECK(e.lower <= e.value);
+    CHECK(e.value <= e.upper);
+    const double truth = tanh_renyi(2, angle);
+    CHECK(std::abs(e.value - truth) < 5 * e.resolution + 0.03 * truth);
+  }
+  // The diagonal leaks more than the axis (tanh saturates: 2 tanh(sqrt 2)^2 > tanh(2)^2).
+  CHECK(tanh_renyi(2, 45) > 1.6 * tanh_renyi(2, 0));
+
+  // A covered scenario: exact_gap is empty, and the sampled value agrees with the exact one.
+  const auto cdoc = parse(kCrafted +
+                          "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 4\n"
+                          "pilot_trajectories = 20000\n"
+                          "params = [{key = \"training.steps\", values = [4]}]\n");
+  const auto cspec = search::read_spec(cdoc);
+  const auto cexp = point_of(cdoc, cspec, {4});
+  CHECK(search::exact_gap(cexp.scenarios.front(), cspec, cexp.seed).empty());
+  const auto exact = search::evaluate(cexp.scenarios.front(), cspec, cexp.seed);
+  const auto sampled = search::evaluate_sampled(cexp.scenarios.front(), cspec, cexp.seed);
+  REQUIRE(exact.covered);
+  REQUIRE(sampled.covered);
+  CHECK(std::abs(sampled.value - exact.value) < 5 * sampled.resolution + 0.03 * exact.value);
+}
+
+TEST_CASE(
+    "search: sampled evaluations draw from streams run never draws, the same for any "
+    "thread count",
+    "[search]") {
+  const auto exp = bounds::parse_experiment(kCrafted, "t.toml");
+  const auto& s = exp.scenarios.front();
+  // The evaluator simulates the search's datasets, D then D' (the run's are 0 - 3).
+  CHECK(search::kSampledDatasets[0] == rng::kSearchD);
+  CHECK(search::kSampledDatasets[1] == rng::kSearchDPrime);
+  for (rng::Dataset run : {rng::kD, rng::kDPrime, rng::kPilotD, rng::kPilotDPrime}) {
+    CHECK(search::kSampledDatasets[0] != run);
+    CHECK(search::kSampledDatasets[1] != run);
+  }
+  CHECK_FALSE(rng::is_dprime(rng::kSearchD));
+  CHECK(rng::is_dprime(rng::kSearchDPrime));
+  CHECK(rng::is_dprime(rng::kDPrime));
+  CHECK(rng::is_dprime(rng::kPilotDPrime));
+  // The search's trajectory j is not the counted or the pilot trajectory j of the same seed;
+  // its D' trains on D' (mean 0), its D on D (mean -eta T g / n = -0.4).
+  const int n = 4000;
+  const Eigen::MatrixXd search_d = sim::simulate_last_iterates(s, exp.seed, rng::kSearchD, 0, n);
+  const Eigen::MatrixXd search_q =
+      sim::simulate_last_iterates(s, exp.seed, rng::kSearchDPrime, 0, n);
+  for (rng::Dataset other : {rng::kD, rng::kDPrime, rng::kPilotD, rng::kPilotDPrime}) {
+    const Eigen::MatrixXd x = sim::simulate_last_iterates(s, exp.seed, other, 0, n);
+    int equal = 0;
+    for (int j = 0; j < n; ++j) equal += x(j, 0) == search_d(j, 0) || x(j, 0) == search_q(j, 0);
+    CHECK(equal == 0);
+  }
+  CHECK(search_d.col(0).mean() == Approx(-0.4).margin(0.05));
+  CHECK(search_q.col(0).mean() == Approx(0.0).margin(0.05));
+
+  const auto doc = parse(kCrafted +
+                         "[search]\nobjective = \"renyi\"\nalpha = [2, 4]\nbudget = 4\n"
+                         "pilot_trajectories = 4000\n"
+                         "params = [{key = \"training.steps\", values = [4]}]\n");
+  const auto spec = search::read_spec(doc);
+  const auto one = test::with_threads(1, [&] { return search::evaluate_sampled(s, spec, 3); });
+  const auto two = test::with_threads(2, [&] { return search::evaluate_sampled(s, spec, 3); });
+  REQUIRE(one.covered);
+  CHECK(one.value == two.value);
+  CHECK(one.lower == two.lower);
+  CHECK(one.upper == two.upper);
+  // Another seed, other streams: another value.
+  const auto other = search::evaluate_sampled(s, spec, 4);
+  CHECK(other.value != one.value);
+}
+
+TEST_CASE("search: a direction parameter sets a 2-vector; its bad input names the key",
+          "[search]") {
+  const auto doc = parse(kTanh2d +
+                         "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 9\n"
+                         "params = [{key = \"data.points[0]\", radius = 2.0, min = 0, max = 90, "
+                         "points = 3}, {key = \"data.replacement\", values = [[0.0, 0.0], "
+                         "[0.0, 1.0]]}]\n");
+  const auto spec = search::read_spec(doc);
+  REQUIRE(spec.params.size() == 2);
+  CHECK(spec.params[0].axis.grid() == std::vector<double>{0, 45, 90});
+  CHECK(spec.params[0].axis.refined());
+  CHECK_FALSE(spec.params[1].axis.refined());
+  // Whole multiples of 90 degrees lie exactly on an axis.
+  CHECK(spec.params[0].vector_at(90) == std::vector<double>{0.0, 2.0});
+  CHECK(spec.params[0].vector_at(180) == std::vector<double>{-2.0, 0.0});
+  CHECK(spec.params[0].vector_at(45)[0] == Approx(std::sqrt(2.0)));
+  CHECK(search::value_text(spec.params[0], 90) == "90 deg: [0, 2]");
+  CHECK(search::value_text(spec.params[1], 1) == "[0, 1]");
+  const auto point = search::point_document(doc, spec, {90, 1});
+  CHECK(point.at_path("data.points[0][0]").value<double>() == 0.0);
+  CHECK(point.at_path("data.points[0][1]").value<double>() == 2.0);
+  CHECK(point.at_path("data.points[1][0]").value<double>() == 0.0);
+  CHECK(point.at_path("data.replacement[1]").value<double>() == 1.0);
+  const auto exp = bounds::parse_experiment(search::to_text(point), "t.toml");
+  REQUIRE(exp.scenarios.size() == 1);
+  CHECK(exp.scenarios.front().data.points(0, 1) == 2.0);
+  CHECK(exp.scenarios.front().data.replacement(1) == 1.0);
+
+  const auto fails = [&](const std::string& base, const std::string& table,
+                         const std::string& message) {
+    INFO(table);
+    try {
+      search::read_spec(
+          parse(base + "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 9\n" + table));
+      FAIL("no InputError");
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains(message));
+    }
+  };
+  fails(kTanh2d, "params = [{key = \"data.points[0]\", radius = 0.0, min = 0, max = 90}]\n",
+        "search.params[0].radius = 0.0 (must be a number in (0, 1e100]");
+  fails(kTanh2d, "params = [{key = \"data.points[0]\", radius = \"big\", min = 0, max = 90}]\n",
+        "search.params[0].radius = \"big\"");
+  fails(kCrafted, "params = [{key = \"data.gradient\", radius = 1.0, min = 0, max = 90}]\n",
+        "search.params[0].key = \"data.gradient\" (a direction (radius) sets a 2-vector");
+  fails(kTanh2d,
+        "params = [{key = \"data.points[0]\", radius = 1.0, formula = \"{}\", min = 0, "
+        "max = 90}]\n",
+        "search.params[0].formula = \"{}\" (a direction (radius) takes an angle");
+  fails(kTanh2d, "params = [{key = \"data.replacement\", values = [[1.0, 0.0], [1.0]]}]\n",
+        "search.params[0].values[1] = [ 1.0 ] (must have 2 numbers");
+  fails(kTanh2d, "params = [{key = \"data.replacement\", values = [[1.0, \"a\"]]}]\n",
+        "search.params[0].values[0][1] = \"a\" (must be a finite number");
+  fails(kTanh2d, "params = [{key = \"data.points[0]\", radius = 1.0, values = [[1.0, 0.0]]}]\n",
+        "search.params[0].values = ");
+  fails(kTanh2d,
+        "evaluator = \"mc\"\nparams = [{key = \"data.points[0]\", radius = 1.0, min = 0, "
+        "max = 90}]\n",
+        "search.evaluator = \"mc\" (must be \"auto\"");
+  fails(kTanh2d,
+        "pilot_trajectories = 10\nparams = [{key = \"data.points[0]\", radius = 1.0, min = 0, "
+        "max = 90}]\n",
+        "search.pilot_trajectories = 10 (trajectories per dataset");
 }

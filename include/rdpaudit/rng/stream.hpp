@@ -45,9 +45,23 @@ enum class Purpose : std::uint32_t {
 
 /// Dataset ids in the stream address: the counted trajectories of D and D', and the pilot
 /// (selection phase) of each, whose own ids give numbers independent of every counted
-/// trajectory. Streams that belong to no dataset (data, bootstrap, patterns) use kD and are
-/// told apart by their purpose.
-enum Dataset : std::uint32_t { kD = 0, kDPrime = 1, kPilotD = 2, kPilotDPrime = 3 };
+/// trajectory; and the sampled evaluations of `rdpaudit search` (kSearchD, kSearchDPrime),
+/// which `run` never draws, so the samples that certify a found adversary are independent of
+/// the ones that chose it. Streams that belong to no dataset (data, bootstrap, patterns) use
+/// kD (the search's bootstrap: kSearchD) and are told apart by their purpose.
+enum Dataset : std::uint32_t {
+  kD = 0,
+  kDPrime = 1,
+  kPilotD = 2,
+  kPilotDPrime = 3,
+  kSearchD = 4,
+  kSearchDPrime = 5
+};
+
+/// Whether trajectories of `dataset` train on D' (else on D).
+inline constexpr bool is_dprime(Dataset dataset) {
+  return dataset == kDPrime || dataset == kPilotDPrime || dataset == kSearchDPrime;
+}
 
 /// Identifies one stream. Dataset 0 is D, 1 is D'.
 struct StreamId {

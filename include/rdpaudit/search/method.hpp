@@ -25,8 +25,9 @@ struct Axis {
   bool refined() const { return list.empty() && max > min; }
 };
 
-/// The objective at a point: its value (NaN: not covered) and the width of its bracket (how
-/// much of a difference between two values is not resolved; 0 for a value known exactly).
+/// The objective at a point: its value (NaN: not covered) and its resolution, how much of a
+/// difference between two values is not resolved: an exact bracket's width (0 for a value
+/// known exactly), a sampled estimate's standard error.
 struct Score {
   double value = 0.0;
   double width = 0.0;
@@ -57,11 +58,17 @@ using Objective = std::function<Score(const std::vector<double>&)>;
 /// `budget`: InternalError otherwise, the caller checks it with grid_size), then a compass
 /// search from the best grid point: steps of half the grid spacing along each refined axis,
 /// both signs, moving to the first point whose value exceeds the current one by more than the
-/// current one's bracket width (a gain the engine resolves), halving every step when none
+/// current one's Score::width (a gain the evaluator resolves: an exact bracket's width, a
+/// sampled value's standard error), halving every step when none
 /// does, until the budget is spent or every step is below `tolerance` x its axis's width
 /// (integer axes: below 1). Ties keep the earlier point, so the outcome is deterministic.
 Outcome maximise(const std::vector<Axis>& axes, long budget, const Objective& f,
                  double tolerance = 1e-3);
+
+/// Calls f at every point of the product grid, the last axis varying fastest (the order in
+/// which maximise evaluates them).
+void for_each_grid_point(const std::vector<Axis>& axes,
+                         const std::function<void(const std::vector<double>&)>& f);
 
 /// Points of the product grid (saturates at 2^62).
 long grid_size(const std::vector<Axis>& axes);

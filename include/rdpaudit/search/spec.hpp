@@ -15,6 +15,10 @@ namespace rdpaudit::search {
 
 enum class ObjectiveKind { kRenyi, kRatio, kDelta };
 
+/// How a search evaluates its points (search.evaluator): kAuto takes kExact when the exact
+/// engines cover every grid point, else kSampled; one search never ranks values of the two.
+enum class Evaluator { kAuto, kExact, kSampled };
+
 /// One free parameter: an experiment key and the values it may take.
 struct Param {
   std::string key;                 ///< the experiment key it sets, e.g. "training.differing_batch"
@@ -22,6 +26,14 @@ struct Param {
   std::vector<std::string> texts;  ///< a list of strings: the values (axis.list = indices)
   std::string formula;             ///< a string key set from a number: "{}" replaced by it
   bool integer_key = false;        ///< written to the file as a TOML integer
+  /// A direction (radius > 0): the coordinate is an angle in degrees and the key is set to
+  /// the 2-vector radius (cos x, sin x).
+  double radius = 0.0;
+  /// A list of vectors (values = [[...], ...]): axis.list holds their indices.
+  std::vector<std::vector<double>> vectors;
+  bool vector_valued() const { return radius > 0.0 || !vectors.empty(); }
+  /// The key's vector at coordinate x (vector_valued() only).
+  std::vector<double> vector_at(double x) const;
 };
 
 struct Spec {
@@ -33,6 +45,9 @@ struct Spec {
   bool forward = true, backward = true;
   long budget = 0;
   double tolerance = 1e-3;
+  Evaluator evaluator = Evaluator::kAuto;
+  /// Sampled evaluation: trajectories per dataset (half choose the cells, half are counted).
+  long pilot_trajectories = 200000;
 };
 
 /// Reads and checks the [search] table of `doc` (InputError naming search.* keys as written:
@@ -51,5 +66,6 @@ toml::table point_document(const toml::table& doc, const Spec& spec, const std::
 std::string to_text(const toml::table& doc);
 
 std::string to_string(ObjectiveKind k);
+std::string to_string(Evaluator e);
 
 }  // namespace rdpaudit::search
