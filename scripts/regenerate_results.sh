@@ -9,7 +9,7 @@ cli=./build/release/rdpaudit
 # The package of this tree, whichever checkout scripts/install-deps.sh installed.
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 for name in paper_fig1 paper_fig2 full_batch blog_saturation logistic_cor53 crafted_gradient \
-    profile_cases profile_blog gradient_formula opacus_mnist gdp_claims; do
+    profile_cases profile_blog gradient_formula opacus_mnist gdp_claims random_allocation; do
   start=$(date +%s)
   "$cli" run "experiments/$name.toml" -o "results/$name.h5" > "build/regenerate_$name.log"
   echo "$name: $(( $(date +%s) - start )) s"

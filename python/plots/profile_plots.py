@@ -16,7 +16,8 @@ scenario (up to six, spread over the sweep), the larger-eps direction of each:
 import numpy as np
 
 MAX_PANELS = 6
-KIND_MARKERS = {"claim": "D", "conversion": "s"}
+KIND_MARKERS = {"claim": "D", "conversion": "s", "profile theorem": "^"}
+KIND_COLOURS = {"conversion": "tab:orange", "profile theorem": "tab:brown"}
 # exact profiles: a listed mixture's, and the exact-law engine's bracket (value its midpoint)
 EXACT_PROFILES = ("exact-profile", "exact-chain-profile")
 
@@ -85,7 +86,7 @@ def draw_panel(ax, s, audit):
         labelled = set()
         for i, name in enumerate(claims.names):
             kind = str(claims.kinds[i])
-            color = "tab:orange" if kind == "conversion" else "tab:purple"
+            color = KIND_COLOURS.get(kind, "tab:purple")
             for j, delta in enumerate(claims.deltas):
                 e = float(claims.values[i, j])
                 if not np.isfinite(e) or e > eps[-1]:

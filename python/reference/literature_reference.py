@@ -26,7 +26,10 @@ Written from the statements, not from the C++ code:
     for the Gaussian randomizer delta0 = delta_{N_sigma}(eps0) and the Poisson term is bounded
     through the RDP of t Poisson-subsampled Gaussian steps at rate eta (MTZ, from
     bounds_reference.py) and Canonne-Kamath-Steinke Prop. 12 (= their Lemma A.1), minimised
-    over a grid of integer orders.
+    over a grid of integer orders. The profile bound fs25_thm4.1_random_allocation is its
+    minimum over a fixed grid of the free eps0 and delta (allocation_epsilon: the splits of the
+    target delta; allocation_delta_min: t delta0 and delta on powers of 10), eps0 the smallest
+    whose t delta0 fits the split (the Gaussian's exact eps at delta0).
 
 Usage:  /usr/bin/python3 python/reference/literature_reference.py [--out-dir tests/data]
 Writes  literature_reference.csv: quantity, arguments (';'-separated Python reprs), value.
@@ -102,6 +105,55 @@ def allocation_delta(z, t, eps, eps0, delta_tail):
     return min(poisson + local + M(delta_tail), mp.mpf(1)), poisson, local, eta
 
 
+def epsilon_improved(alphas, rdps, delta):
+    """Canonne-Kamath-Steinke 2020 Prop. 12 solved for eps, minimised over the orders, >= 0."""
+    best = min(r + mp.log(1 - 1 / M(a)) - (mp.log(delta) + mp.log(a)) / (M(a) - 1)
+               for a, r in zip(alphas, rdps))
+    return max(best, mp.mpf(0))
+
+
+def allocation_eps0(z, t, local):
+    """The smallest eps0 with t delta0(eps0) <= local (Theorem 4.1 needs eps0 > 0: where the
+    Gaussian is (0, local/t)-DP already, any eps0 > 0 does, and cosh(eps0) -> 1)."""
+    e = gdp_epsilon(1 / M(z), M(local) / t)
+    return e if e > 0 else mp.mpf(5e-324)
+
+
+# The grids of the C++ minimum (bounds/allocation.hpp), as its documentation states them.
+SPLIT_FRACTIONS = [0.5, 0.2, 0.1, 0.01, 0.001]
+
+
+def allocation_epsilon(z, t, delta):
+    """min over t delta0 = f_L delta, tail = f_T delta (f_L + f_T < 1) of the eps whose Poisson
+    term, at rate eta, stays within delta - t delta0 - tail."""
+    delta = M(delta)
+    best = mp.inf
+    for fl in SPLIT_FRACTIONS:
+        eps0 = allocation_eps0(z, t, M(fl) * delta)
+        local = t * gdp_delta(1 / M(z), eps0)
+        for ft in SPLIT_FRACTIONS:
+            if fl + ft >= 1:
+                continue
+            tail = M(ft) * delta
+            rest = delta - local - tail
+            if rest <= 0:
+                continue
+            eta = allocation_rate(t, eps0, tail)
+            rdps = [t * br.mtz_rdp(eta, M(z), M(a)) for a in ALLOCATION_ALPHAS]
+            best = min(best, epsilon_improved(ALLOCATION_ALPHAS, rdps, rest))
+    return best
+
+
+def allocation_delta_min(z, t, eps):
+    """min over t delta0 = 10^-k and tail = 10^-k, k = 1 ... 15, of Theorem 4.1's delta."""
+    best = mp.mpf(1)
+    for kl in range(1, 16):
+        eps0 = allocation_eps0(z, t, mp.mpf(10) ** -kl)
+        for kt in range(1, 16):
+            best = min(best, allocation_delta(z, t, eps, eps0, mp.mpf(10) ** -kt)[0])
+    return best
+
+
 # ---- the table -----------------------------------------------------------------------------
 
 WBK_Q = [0.001, 0.01, 0.04, 0.1, 0.5, 0.9]
@@ -117,6 +169,10 @@ ALLOC_RATE = [(10, 0.5, 1e-5), (1000, 0.5, 1e-5), (1000, 2.0, 1e-10), (10**6, 1.
 # (z, t, eps, eps0, delta_tail)
 ALLOC_DELTA = [(5.0, 1000, 1.0, 0.5, 1e-8), (10.0, 10000, 0.5, 0.3, 1e-10),
                (2.0, 100, 2.0, 2.0, 1e-6), (20.0, 100000, 0.2, 0.2, 1e-9)]
+# (z, t, delta) and (z, t, eps): the minima over the grids
+ALLOC_EPSILON = [(10.0, 100, 1e-5), (5.0, 1000, 1e-5), (10.0, 1000, 1e-3), (2.0, 10000, 1e-5),
+                 (0.5, 100, 1e-6)]
+ALLOC_DELTA_MIN = [(10.0, 100, 0.1), (5.0, 1000, 0.05), (2.0, 10000, 0.3)]
 
 
 fmt = br.fmt
@@ -146,6 +202,12 @@ def main():
         rows.append(["allocation_delta", key, fmt(total)])
         rows.append(["allocation_delta_poisson", key, fmt(poisson)])
         rows.append(["allocation_delta_local", key, fmt(local)])
+    for z, t, d in ALLOC_EPSILON:
+        rows.append(["allocation_epsilon", "%r;%d;%r" % (z, t, d), fmt(allocation_epsilon(z, t, d))])
+    for z, t, e in ALLOC_DELTA_MIN:
+        rows.append(["allocation_delta_min", "%r;%d;%r" % (z, t, e),
+                     fmt(allocation_delta_min(z, t, e))])
+        print("allocation_delta_min z=%g t=%d done" % (z, t), file=sys.stderr)
     path = os.path.join(out_dir, "literature_reference.csv")
     with open(path, "w", newline="") as f:
         f.write("# Reference values for the literature bounds (tests/unit/test_bounds_literature.cpp).\n")
@@ -156,7 +218,8 @@ def main():
                    datetime.date.today().isoformat()))
         f.write("# arguments: wbk27_rdp q;z;alpha  wbk27_log_fdiff z;l  gdp_delta mu;eps  "
                 "gdp_epsilon mu;delta  allocation_rate t;eps0;delta  allocation_delta* "
-                "z;t;eps;eps0;delta_tail (integer orders 2..64)\n")
+                "z;t;eps;eps0;delta_tail  allocation_epsilon z;t;delta  "
+                "allocation_delta_min z;t;eps (integer orders 2..64)\n")
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["quantity", "arguments", "value"])
         w.writerows(rows)

@@ -53,7 +53,7 @@ std::string csv(double x) {
 void print_bound_table(const audit::AuditResult& a) {
   const auto line = [](auto&&... cols) {
     fmt::print(
-        "{:<34} {:<13} {:<11} {:<17} {:>5} {:>6} {:>6} {:>5} {:>5} {:>6} {:>7}  {:<17} {:<11} "
+        "{:<34} {:<15} {:<11} {:<17} {:>5} {:>6} {:>6} {:>5} {:>5} {:>6} {:>7}  {:<17} {:<11} "
         "{}\n",
         cols...);
   };

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
+#include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/traits.hpp"
 
@@ -75,6 +76,31 @@ std::string cell(const bounds::BoundValue& v) {
 template <typename T>
 std::string at_order(const std::optional<T>& x, double T::*value) {
   return x ? fmt::format("{:.6g} @{:g}", (*x).*value, x->alpha) : std::string("n/a");
+}
+
+// The built-in privacy-profile bounds: eps at --delta (else at profile.deltas, else 1e-5),
+// delta at --epsilon; reasons where one does not apply (with --show-reasons, or when none
+// applies anywhere, one line).
+void print_profile_bounds(const config::Scenario& s, const bounds::ScenarioBounds& sb,
+                          const BoundsArgs& args) {
+  const std::vector<double> deltas = args.delta > 0              ? std::vector<double>{args.delta}
+                                     : !s.profile.deltas.empty() ? s.profile.deltas
+                                                                 : std::vector<double>{1e-5};
+  const auto eps = bounds::epsilon_bounds_of(sb, deltas);
+  std::vector<bounds::ProfileValue> del;
+  if (args.epsilon >= 0) del = bounds::delta_bounds_of(sb, {args.epsilon});
+  const bool any = std::any_of(eps.begin(), eps.end(),
+                               [](const bounds::ProfileValue& v) { return v.applicable(); });
+  if (!any && !args.show_reasons) return;
+  fmt::print("  privacy-profile bounds (docs/bounds.md section 10):\n");
+  for (const auto& v : eps) {
+    fmt::print("    {:<34} eps at delta = {:<8g} {}\n", v.name, v.at,
+               v.applicable() ? fmt::format("{:.6g}", *v.value) : "n/a: " + v.not_applicable);
+  }
+  for (const auto& v : del) {
+    fmt::print("    {:<34} delta at eps = {:<8g} {}\n", v.name, v.at,
+               v.applicable() ? fmt::format("{:.6g}", *v.value) : "n/a: " + v.not_applicable);
+  }
 }
 
 void print_scenario(const config::Scenario& s, const std::vector<double>& alphas,
@@ -156,6 +182,7 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
     fmt::print("  neighbouring relation:\n");
     for (const auto& r : relations) fmt::print("    {}\n", r);
   }
+  print_profile_bounds(s, sb, args);
 }
 
 std::string csv_field(const std::string& text) {

@@ -10,11 +10,16 @@
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/custom.hpp"
 #include "rdpaudit/bounds/gdp.hpp"
+#include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/profile.hpp"
 
 namespace rdpaudit::audit {
+
+std::string profile_kind(bounds::Kind k) {
+  return "profile " + std::string(bounds::kind_name(k));
+}
 
 BoundTable audited_bounds(const config::Scenario& s) {
   BoundTable t;
@@ -76,6 +81,25 @@ ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
     }
   }
   const bounds::ScenarioBounds sb = bounds::bounds_of(s);
+  // The built-in profile bounds (bounds/profile_bounds.hpp): eps(delta) itself, audited as a
+  // claim; bounds.audit selects them with the Renyi bounds, bounds.expect_* set what they
+  // are expected to do.
+  const auto& audit = s.bounds.audit;
+  const std::vector<bounds::ProfileValue> profile = bounds::epsilon_bounds_of(sb, t.orders);
+  for (std::size_t i = 0; i < profile.size(); i += t.orders.size()) {
+    const bounds::ProfileValue& first = profile[i];
+    if (!audit.empty() && std::find(audit.begin(), audit.end(), first.name) == audit.end())
+      continue;
+    t.names.push_back(first.name);
+    t.kinds.push_back(profile_kind(first.kind));
+    t.sources.push_back(first.source);
+    t.expect.push_back(config::expectation_of(s.bounds, first.name));
+    t.reasons.push_back(first.not_applicable);
+    for (std::size_t d = 0; d < t.orders.size(); ++d) {
+      const bounds::ProfileValue& v = profile[i + d];
+      t.values.push_back(v.applicable() ? *v.value : kNaN);
+    }
+  }
   t.mu.assign(t.names.size(), kNaN);
   for (const config::ClaimText& c : spec.claims) {
     const bool gdp = !std::isnan(c.mu);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/config/noise.hpp"
 
 namespace rdpaudit::bounds {
@@ -144,8 +145,9 @@ FormulaError::FormulaError(std::string bound, std::string where, std::string for
 
 CustomBound::CustomBound(CustomBoundSpec spec) : spec_(std::move(spec)) {
   if (spec_.name.empty()) throw InputError("custom bound: the name is empty");
-  for (const BoundInfo& info : bound_catalogue()) {
-    if (info.name == spec_.name) {
+  for (const auto* list : {&bound_catalogue(), &profile_catalogue()}) {
+    for (const BoundInfo& info : *list) {
+      if (info.name != spec_.name) continue;
       throw InputError(
           fmt::format("custom bound \"{}\": the name is taken by a built-in bound", spec_.name));
     }

@@ -8,6 +8,7 @@
 #include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/bounds/bounds.hpp"
 #include "rdpaudit/bounds/custom.hpp"
+#include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/profile.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -21,6 +22,8 @@ std::string claim_key(std::size_t i, const std::string& leaf) {
 
 bool is_bound(const config::BoundsSpec& b, const std::string& name) {
   for (const auto& info : bound_catalogue())
+    if (info.name == name) return true;
+  for (const auto& info : profile_catalogue())
     if (info.name == name) return true;
   for (const auto& c : b.custom)
     if (c.name == name) return true;
@@ -51,6 +54,13 @@ void check_claims(const config::Scenario& s) {
   const ScenarioBounds sb = bounds_of(s);
   for (std::size_t i = 0; i < p.claims.size(); ++i) {
     const config::ClaimText& c = p.claims[i];
+    for (const auto* list : {&bound_catalogue(), &profile_catalogue()}) {
+      for (const BoundInfo& info : *list) {
+        if (info.name == c.name)
+          throw InputError(claim_key(i, "name"), "\"" + c.name + "\"",
+                           "is the name of a built-in bound (its audit row would be shared)");
+      }
+    }
     if (c.formula.empty()) continue;
     try {
       const ClaimFormula f(c.name, c.formula);

@@ -218,4 +218,33 @@ std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
   return out;
 }
 
+namespace {
+
+/// Each profile bound at each point, not applicable with the scenario's reason.
+std::vector<ProfileValue> scenario_wide(const ScenarioBounds& sb,
+                                        const std::vector<double>& points) {
+  std::vector<ProfileValue> out;
+  for (const BoundInfo& info : profile_catalogue()) {
+    for (double at : points) {
+      out.push_back(ProfileValue{info.name, info.source, info.kind, info.adjacency, at,
+                                 std::nullopt, sb.not_applicable});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProfileValue> epsilon_bounds_of(const ScenarioBounds& sb,
+                                            const std::vector<double>& deltas) {
+  if (!sb.not_applicable.empty()) return scenario_wide(sb, deltas);
+  return epsilon_bounds(sb.params, deltas);
+}
+
+std::vector<ProfileValue> delta_bounds_of(const ScenarioBounds& sb,
+                                          const std::vector<double>& epsilons) {
+  if (!sb.not_applicable.empty()) return scenario_wide(sb, epsilons);
+  return delta_bounds(sb.params, epsilons);
+}
+
 }  // namespace rdpaudit::bounds

@@ -29,6 +29,10 @@ expect_failure(profile_claim_inf "${base}${noise}[profile]\n[[profile.claims]]\n
 expect_failure(gdp_mu_zero "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 0.0\n" "profile.claims[0].mu = 0.0 (must be a finite number > 0")
 expect_failure(gdp_mu_inf "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = inf\n" "profile.claims[0].mu = inf (must be a finite number > 0")
 expect_failure(gdp_mu_and_eps "${base}${noise}[profile]\n[[profile.claims]]\nname = \"g\"\nmu = 1.0\nepsilon = 1.0\n" "profile.claims[0].epsilon = 1.0 (give exactly one of epsilon")
+# A built-in profile bound's name is not a claim's (their rows of /audit/bounds would merge),
+# and bounds.audit names only built-in or custom bounds.
+expect_failure(claim_builtin_name "${base}${noise}[profile]\n[[profile.claims]]\nname = \"fs25_thm4.1_random_allocation\"\nepsilon = 1.0\n" "profile.claims[0].name = \"fs25_thm4.1_random_allocation\" (is the name of a built-in bound")
+expect_failure(audit_unknown_profile_bound "${base}${noise}[bounds]\naudit = [\"fs25_thm4.1\"]\n" "bounds.audit[0] = \"fs25_thm4.1\" (is not a built-in or custom bound")
 # The exact chain's keys: its grid and its work limit.
 expect_failure(exact_grid "${base}${noise}[estimate]\nexact_cells_per_sd = 3\n" "estimate.exact_cells_per_sd = 3 (must be in [4, 1000])")
 expect_failure(exact_work "${base}${noise}[estimate]\nexact_max_work = -5.0\n" "estimate.exact_max_work = -5.0 (must be in [0, 10^16]")

@@ -75,6 +75,33 @@ with load(out) as r:
     check(claim_cells.sum() == 12, f"{claim_cells.sum()} claim cells, expected 3 x 2 x 2")
     check(np.all(np.isnan(a.cells["alpha"][claim_cells])), "claim cells have no order")
 
+# Since 2.6: a built-in privacy-profile bound, a row of kind "profile theorem" in claims/ and
+# /audit/bounds, decided by the exact profile of the last iterate (valid (exact)).
+bound_out = os.path.join(work, "profile_bound.h5")
+subprocess.run([cli, "run", os.path.join(source, "tests/data/profile_bound.toml"), "-o", bound_out,
+                "--threads", "1"], check=True, stdout=subprocess.DEVNULL)
+with load(bound_out) as r:
+    check(r.format_version >= (2, 6), f"format version {r.format_version}")
+    c = r.scenarios[0].claims()
+    check(c.names == ["gaussian_composition (eps, delta)", "fs25_thm4.1_random_allocation"],
+          f"claims {c.names}")
+    check(c.kinds == ["conversion", "profile theorem"], f"kinds {c.kinds}")
+    eps = c.values[1]
+    # one allocation, mu = 1/(z sqrt(t)) = 0.01 for the last iterate: the theorem (for the
+    # whole transcript) lies above the exact eps(delta) and decreases in delta
+    check(eps[0] > eps[1] > 0 and eps[0] < 0.1, f"Theorem 4.1's eps(delta) {eps}")
+    a = r.audit()
+    names = list(a.bounds["name"])
+    row = names.index("fs25_thm4.1_random_allocation")
+    check(a.bounds["kind"][row] == "profile theorem", f"kind {a.bounds['kind'][row]}")
+    check(a.bounds["outcome"][row] == "valid (exact)", f"outcome {a.bounds['outcome'][row]}")
+    cells = a.cells["bound"] == row
+    check(cells.sum() == 4 and set(a.cells["quantity"][cells]) == {"eps_delta"},
+          "its cells are (eps, delta) cells")
+checked = subprocess.run([cli, "check", bound_out], capture_output=True, text=True)
+check(checked.returncode == 0 and "profile theorem" in checked.stdout,
+      f"check: exit {checked.returncode}: {checked.stdout[-2000:]}")
+
 plots = subprocess.run([cli, "plot", out, "--out", work], capture_output=True, text=True)
 check(plots.returncode == 0, f"plot: exit {plots.returncode}: {plots.stderr}")
 png = os.path.join(work, "profile_claims_profile.png")

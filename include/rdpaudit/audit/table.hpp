@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rdpaudit/audit/cell.hpp"
+#include "rdpaudit/bounds/params.hpp"
 #include "rdpaudit/config/scenario.hpp"
 
 namespace rdpaudit::audit {
@@ -39,10 +40,15 @@ BoundTable audited_bounds(const config::Scenario& s);
 /// The (eps, delta) claims of one scenario at profile.deltas ([profile] on): first each
 /// audited Renyi bound's consequence (profile.conversions; Canonne, Kamath & Steinke 2020,
 /// Proposition 12, minimised over the bound's audited orders: valid at any order, so a valid
-/// Renyi bound's conversion is a valid claim), then the user's claims. values is names x
+/// Renyi bound's conversion is a valid claim), then each audited built-in profile bound
+/// (bounds/profile_bounds.hpp: its own eps(delta), kind "profile theorem"), then the user's
+/// claims. values is names x
 /// deltas (the claimed eps); NaN where a claim does not apply. A Gaussian-DP claim's row holds
 /// eps(delta) of mu-GDP (bounds::gdp::epsilon: the exact profile of mu-GDP, implied by it).
 ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi);
+
+/// The kind of a built-in profile bound's row: "profile " + its Kind's name ("profile theorem").
+std::string profile_kind(bounds::Kind k);
 
 /// The Gaussian-DP claims of a claim table: one row per row of `claims` with a finite mu, one
 /// order (0), values the claimed mu. Its rows share their names (and so their /audit/bounds

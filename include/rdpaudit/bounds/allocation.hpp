@@ -7,10 +7,10 @@
 // where P_{t,eta} is Poisson subsampling at rate eta over the same t steps.  Their neighbouring
 // relation is add/remove (a record against the null element).
 //
-// The simulator has the scheme (training.scheme = "random_allocation"), but the bound is not
-// in the catalogue, whose entries are R_alpha bounds: the theorem bounds the privacy profile
-// itself (its t delta0 + delta terms have no Renyi form), and only for one allocation (T <= t
-// steps), docs/bounds.md section 10. These are the functions such a profile bound would use.
+// The theorem bounds the privacy profile itself (its t delta0 + delta terms have no Renyi
+// form), and only for one allocation (T <= t steps): it is the profile bound
+// `fs25_thm4.1_random_allocation` (bounds/profile_bounds.hpp, docs/bounds.md section 10), which
+// minimises these functions over a fixed grid of the free eps0 and delta.
 #pragma once
 
 #include <vector>
@@ -41,5 +41,31 @@ struct GaussianDelta {
 /// free: the bound holds for every choice.
 GaussianDelta gaussian_delta(double z, long t, double epsilon, double eps0, double tail_delta,
                              const std::vector<double>& alphas);
+
+/// The free parameters of one evaluation of Theorem 4.1 and what they give.
+struct GaussianChoice {
+  double value;  ///< eps at the target delta (gaussian_epsilon) or delta at the target eps
+  double eps0;   ///< the randomizer's eps0
+  double local;  ///< t delta0 at eps0
+  double tail;   ///< the tail delta
+  double rate;   ///< eta
+  double alpha;  ///< the order of the Poisson term's minimum (NaN where no choice is usable)
+};
+
+/// The smallest delta bound of Theorem 4.1 (gaussian_delta) over the fixed grid
+/// t delta0(eps0) = 10^-k and tail delta = 10^-k, k = 1 ... 15 (eps0 the Gaussian's eps at
+/// delta0, gdp::epsilon; every choice is a valid bound, so their minimum is one).
+GaussianChoice gaussian_delta_min(double z, long t, double epsilon,
+                                  const std::vector<double>& alphas);
+
+/// The smallest eps with delta_{A_t}(eps) <= delta that Theorem 4.1 certifies, over the fixed
+/// grid of splits of the target delta: t delta0 = f_L delta (eps0 = the Gaussian's eps at
+/// delta0) and the tail delta = f_T delta, f_L, f_T in {0.5, 0.2, 0.1, 0.01, 0.001} with
+/// f_L + f_T < 1; the Poisson term gets the rest, delta - t delta0 - tail, and its eps is the
+/// RDP conversion (Canonne-Kamath-Steinke Prop. 12 over `alphas`) of t MTZ steps at rate eta.
+/// Each split is a valid choice of Theorem 4.1's free parameters; the minimum over them is
+/// therefore a valid bound. +inf when no split leaves the Poisson term a positive delta.
+/// z = +inf (the record moves nothing): 0.
+GaussianChoice gaussian_epsilon(double z, long t, double delta, const std::vector<double>& alphas);
 
 }  // namespace rdpaudit::bounds::allocation

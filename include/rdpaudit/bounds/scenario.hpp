@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rdpaudit/bounds/bounds.hpp"
+#include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/config/scenario.hpp"
 
 namespace rdpaudit::bounds {
@@ -29,5 +30,12 @@ ScenarioBounds bounds_of(const config::Scenario& s);
 /// that reason.
 std::vector<BoundValue> evaluate_scenario(const ScenarioBounds& sb,
                                           const std::vector<double>& alphas);
+
+/// Every profile bound's eps(delta) at each delta (epsilon_bounds), or delta(eps) at each eps
+/// (delta_bounds), with the scenario-wide reason where no bound applies (as evaluate_scenario).
+std::vector<ProfileValue> epsilon_bounds_of(const ScenarioBounds& sb,
+                                            const std::vector<double>& deltas);
+std::vector<ProfileValue> delta_bounds_of(const ScenarioBounds& sb,
+                                          const std::vector<double>& epsilons);
 
 }  // namespace rdpaudit::bounds

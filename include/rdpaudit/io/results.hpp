@@ -21,7 +21,8 @@ inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and sta
 // 2.4: exact-chain estimate rows, the scenario's exact law in estimates@mixture, the audit
 //      cells' exact_method and within_exact_bracket.
 // 2.5: Gaussian-DP mu (estimates/gdp, claims/mu, /audit/cells/quantity).
-inline constexpr int kFormatMinor = 5;
+// 2.6: built-in privacy-profile bounds, rows of kind "profile theorem" in claims/ and /audit.
+inline constexpr int kFormatMinor = 6;
 
 /// The group of scenario `index` among `count` (/scenarios/<name>): zero-padded to the width
 /// of the largest index, at least 4 digits ("0007"; "00007" among more than 10^4 scenarios),

@@ -1,0 +1,125 @@
+// The catalogue of built-in privacy-profile bounds and their preconditions. The formulas live
+// in allocation.cpp; this file decides when each one applies.
+#include "rdpaudit/bounds/profile_bounds.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "rdpaudit/bounds/allocation.hpp"
+#include "rdpaudit/core/error.hpp"
+
+namespace rdpaudit::bounds {
+namespace {
+
+constexpr const char* kFs41 = "fs25_thm4.1_random_allocation";
+
+/// Why Theorem 4.1 (first part) does not cover the scenario, empty when it does. The theorem
+/// is stated for a t-step algorithm whose steps are each dominated by one randomizer R (their
+/// Section 2.1 and Theorem 3.1: y_i = M(s_i, v_{i-1}), adaptive steps such as DP-SGD's
+/// included), every element allocated to k = 1 uniformly random step out of t, and
+/// add/remove neighbours (an element against the null element, their Section 2.2).
+std::string fs41_reasons(const Params& p) {
+  std::string reasons;
+  const auto require = [&](bool ok, const std::string& why) {
+    if (!ok) reasons += (reasons.empty() ? "" : "; ") + why;
+  };
+  require(p.scheme == BatchScheme::kRandomAllocation,
+          fmt::format("scheme {} is not covered: Theorem 4.1 is for random allocation (each "
+                      "record in one uniformly random step of t)",
+                      config::to_string(p.scheme)));
+  require(p.adjacency == Adjacency::kAddRemove,
+          fmt::format("the pair is {}: Theorem 4.1 is stated for add/remove neighbours (a record "
+                      "against the null element)",
+                      config::to_string(p.adjacency)));
+  if (p.scheme == BatchScheme::kRandomAllocation && p.b >= 1) {
+    const long t = p.n / p.b;
+    // A partial allocation (T < t) is post-processing of a whole one; more steps compose
+    // allocations, whose profile the theorem does not bound (Lemma 3.2 reduces k-out-of-t to
+    // such a composition, which leaves the same gap).
+    require(p.T <= t, fmt::format("T = {} steps span more than one allocation of t = n/b = {} "
+                                  "steps: Theorem 4.1 bounds one (k = 1 out of t), not the "
+                                  "composition of {} epochs",
+                                  p.T, t, (p.T + t - 1) / t));
+  }
+  return reasons;
+}
+
+/// t, and z = s / (eta S_g / b): each step is the Gaussian mechanism of add/remove sensitivity
+/// eta S_g / b with the normaliser b fixed (the simulator's), dominated by the randomizer
+/// R(*) = N(1, z^2), R(null) = N(0, z^2) (their Claim D.3).
+long allocation_steps(const Params& p) {
+  return p.n / p.b;
+}
+
+}  // namespace
+
+const std::vector<BoundInfo>& profile_catalogue() {
+  static const std::vector<BoundInfo> table{
+      {kFs41,
+       "Feldman & Shenfeld 2025 (arXiv 2502.08202), Theorem 4.1 (first part), Gaussian "
+       "randomizer with noise multiplier s/(eta S_g/b) (Claim D.3, delta0 by Lemma A.2); the "
+       "Poisson term by t MTZ steps at rate eta and Canonne-Kamath-Steinke Prop. 12 (Lemma "
+       "A.1); eps0 and delta the smallest over a fixed grid",
+       Kind::kTheorem, "random_allocation; add_remove; T <= t = n/b (one allocation)",
+       Adjacency::kAddRemove},
+  };
+  return table;
+}
+
+const std::vector<double>& profile_orders() {
+  static const std::vector<double> orders = [] {
+    std::vector<double> a;
+    for (int i = 11; i <= 109; ++i) a.push_back(i / 10.0);
+    for (int i = 11; i <= 64; ++i) a.push_back(i);
+    // 64 * 2^(k/4) rounded, k = 1 ... 32: 76, 91, 108, 128, ... 16384.
+    for (int k = 1; k <= 32; ++k) a.push_back(std::round(64.0 * std::exp2(k / 4.0)));
+    return a;
+  }();
+  return orders;
+}
+
+namespace {
+
+template <typename F>
+std::vector<ProfileValue> evaluate(const Params& p, const std::vector<double>& points, F&& value) {
+  validate(p);
+  std::vector<ProfileValue> out;
+  for (const BoundInfo& info : profile_catalogue()) {
+    const std::string reasons = fs41_reasons(p);
+    for (double at : points) {
+      ProfileValue v{info.name, info.source, info.kind, info.adjacency, at, std::nullopt, ""};
+      if (reasons.empty()) {
+        v.value = value(allocation_steps(p), step_noise_ratio(p), at);
+      } else {
+        v.not_applicable = reasons;
+      }
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProfileValue> epsilon_bounds(const Params& p, const std::vector<double>& deltas) {
+  for (double d : deltas) {
+    if (!(d > 0.0 && d < 1.0))
+      throw InputError("bounds.delta", fmt::format("{}", d), "must be in (0, 1)");
+  }
+  return evaluate(p, deltas, [](long t, double z, double delta) {
+    return allocation::gaussian_epsilon(z, t, delta, profile_orders()).value;
+  });
+}
+
+std::vector<ProfileValue> delta_bounds(const Params& p, const std::vector<double>& epsilons) {
+  for (double e : epsilons) {
+    if (!(e >= 0.0) || !std::isfinite(e))
+      throw InputError("bounds.epsilon", fmt::format("{}", e), "must be >= 0 and finite");
+  }
+  return evaluate(p, epsilons, [](long t, double z, double eps) {
+    return allocation::gaussian_delta_min(z, t, eps, profile_orders()).value;
+  });
+}
+
+}  // namespace rdpaudit::bounds
