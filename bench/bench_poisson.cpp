@@ -8,6 +8,7 @@
 //   ./build/release/bench/bench_poisson [trajectories=100000] [repeats=3] [threads=0: all]
 //   ./build/release/bench/bench_poisson opacus [trajectories=2000] [threads=0: all]
 //   ./build/release/bench/bench_poisson allocation [trajectories=20000] [repeats=5] [threads]
+//       [row: e.g. quadratic/60000/2, all rows by default]
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -107,7 +108,7 @@ int opacus(std::int64_t m) {
 
 // Random allocation against sampling without replacement at the same setting: in each repeat
 // one right after the other (the order alternating), each ratio of rates per repeat.
-int allocation(std::int64_t m, int repeats) {
+int allocation(std::int64_t m, int repeats, const std::string& only) {
   const long steps = 100;
   std::printf(
       "%lld trajectories x 2 datasets x %ld steps, %d thread(s), %d interleaved repeats\n\n",
@@ -124,6 +125,7 @@ int allocation(std::int64_t m, int repeats) {
   };
   for (const Row& r : {Row{"linear", 50, 2}, Row{"linear", 60000, 2}, Row{"quadratic", 50, 2},
                        Row{"quadratic", 60000, 2}, Row{"quadratic", 60000, 2400}}) {
+    if (!only.empty() && only != fmt::format("{}/{}/{}", r.loss, r.n, r.b)) continue;
     const auto swor = scenario("sample_without_replacement", r.loss, r.n, r.b, steps);
     const auto alloc = scenario("random_allocation", r.loss, r.n, r.b, steps);
     const double total = 2.0 * static_cast<double>(m) * steps;
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
     const std::int64_t m = argc > 2 ? std::atoll(argv[2]) : 20000;
     const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
     if (argc > 4 && std::atoi(argv[4]) > 0) omp_set_num_threads(std::atoi(argv[4]));
-    return allocation(m, repeats);
+    return allocation(m, repeats, argc > 5 ? argv[5] : "");
   }
   if (argc > 1 && std::strcmp(argv[1], "opacus") == 0) {
     const std::int64_t m = argc > 2 ? std::atoll(argv[2]) : 2000;
