@@ -2,10 +2,13 @@
 // without replacement, the shuffles and random allocation at n = 50 and n = 60000 in one run
 // (worst-case pairs, 1-D, both datasets, the simulator alone: no pilot, no tally), and the wall
 // time of the Opacus-sized run (Poisson, n = 60000, q = 256/60000, T = 3516, the linear worst
-// case).
+// case); and (`allocation`) random allocation against sampling without replacement, the two
+// run one right after the other in each repeat, the ratio taken per repeat.
 //
 //   ./build/release/bench/bench_poisson [trajectories=100000] [repeats=3] [threads=0: all]
 //   ./build/release/bench/bench_poisson opacus [trajectories=2000] [threads=0: all]
+//   ./build/release/bench/bench_poisson allocation [trajectories=20000] [repeats=5] [threads]
+//       [row: e.g. quadratic/60000/2, all rows by default]
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -103,9 +106,60 @@ int opacus(std::int64_t m) {
   return 0;
 }
 
+// Random allocation against sampling without replacement at the same setting: in each repeat
+// one right after the other (the order alternating), each ratio of rates per repeat.
+int allocation(std::int64_t m, int repeats, const std::string& only) {
+  const long steps = 100;
+  std::printf(
+      "%lld trajectories x 2 datasets x %ld steps, %d thread(s), %d interleaved repeats\n\n",
+      static_cast<long long>(m), steps, omp_get_max_threads(), repeats);
+  std::printf(
+      "trajectory-steps per second of process CPU time, medians; ratio = random_allocation / "
+      "sample_without_replacement per repeat: median [min, max] (wall-clock median)\n\n");
+  std::printf(
+      "| loss | n | b | sample_without_replacement | random_allocation | ratio | wall ratio |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  struct Row {
+    const char* loss;
+    int n, b;
+  };
+  for (const Row& r : {Row{"linear", 50, 2}, Row{"linear", 60000, 2}, Row{"quadratic", 50, 2},
+                       Row{"quadratic", 60000, 2}, Row{"quadratic", 60000, 2400}}) {
+    if (!only.empty() && only != fmt::format("{}/{}/{}", r.loss, r.n, r.b)) continue;
+    const auto swor = scenario("sample_without_replacement", r.loss, r.n, r.b, steps);
+    const auto alloc = scenario("random_allocation", r.loss, r.n, r.b, steps);
+    const double total = 2.0 * static_cast<double>(m) * steps;
+    std::vector<double> rate_s, rate_a, ratio, wall;
+    for (int k = 0; k < repeats; ++k) {
+      double check = 0, cs = 0, ca = 0, ws = 0, wa = 0;
+      if (k % 2 == 0) {
+        ws = run(swor, m, check, cs);
+        wa = run(alloc, m, check, ca);
+      } else {
+        wa = run(alloc, m, check, ca);
+        ws = run(swor, m, check, cs);
+      }
+      rate_s.push_back(total / cs);
+      rate_a.push_back(total / ca);
+      ratio.push_back(cs / ca);
+      wall.push_back(ws / wa);
+    }
+    const auto [lo, hi] = std::minmax_element(ratio.begin(), ratio.end());
+    std::printf("| %s | %d | %d | %.3e | %.3e | %.2f [%.2f, %.2f] | %.2f |\n", r.loss, r.n, r.b,
+                median(rate_s), median(rate_a), median(ratio), *lo, *hi, median(wall));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "allocation") == 0) {
+    const std::int64_t m = argc > 2 ? std::atoll(argv[2]) : 20000;
+    const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
+    if (argc > 4 && std::atoi(argv[4]) > 0) omp_set_num_threads(std::atoi(argv[4]));
+    return allocation(m, repeats, argc > 5 ? argv[5] : "");
+  }
   if (argc > 1 && std::strcmp(argv[1], "opacus") == 0) {
     const std::int64_t m = argc > 2 ? std::atoll(argv[2]) : 2000;
     if (argc > 3 && std::atoi(argv[3]) > 0) omp_set_num_threads(std::atoi(argv[3]));

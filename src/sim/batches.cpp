@@ -201,8 +201,9 @@ BatchDraws::BatchDraws(const config::Scenario& s, bool by, std::vector<int> dist
   // allocation: the counts of n - s balls in t bins).
   if (scheme_traits(s.scheme).counted) counted.others = !others_inert;
   if (scheme_traits(s.scheme).allocated && counted.others) {
-    counted.log_keep.assign(static_cast<std::size_t>(s.steps_per_epoch) + 1, 0.0);
-    for (long k = 2; k <= s.steps_per_epoch; ++k)
+    const long bins = std::min<long>(s.steps_per_epoch, BatchSchedule::kAllocationBlock);
+    counted.log_keep.assign(static_cast<std::size_t>(bins) + 1, 0.0);
+    for (long k = 2; k <= bins; ++k)
       counted.log_keep[static_cast<std::size_t>(k)] = std::log1p(-1.0 / static_cast<double>(k));
   }
   if (scheme_traits(s.scheme).poisson) {
@@ -257,6 +258,7 @@ BatchSchedule::BatchSchedule(const config::Scenario& s, const std::vector<int>& 
       n_(s.n()),
       b_(s.batch_size),
       per_epoch_(s.steps_per_epoch),
+      steps_(s.steps),
       q_(s.sampling_rate),
       log1m_q_(std::log1p(-s.sampling_rate)),
       inv_norm_(traits_.poisson ? 1.0 / (s.sampling_rate * s.n()) : 1.0 / s.batch_size),
@@ -294,6 +296,8 @@ void BatchSchedule::restart() {
   std::fill(std::begin(at_record_), std::end(at_record_), 0);
   subset_step_ = kSubsetChunk;
   run_next_ = kSelectionRun;
+  step_ = 0;
+  block_next_ = block_len_ = 0;
   // By distinguished records, order_ is only written before it is read (build_order, the
   // Poisson batch): not reset, which would cost O(n) per trajectory.
   if (!draws_->by_distinguished) {
@@ -390,28 +394,6 @@ void BatchSchedule::start_epochs(BatchSchedule* schedules, int count) {
     }
     order_by_rank_lanes(n, schedules[0].draws_->shuffle.size(), lanes, rank, out);
   }
-}
-
-void BatchSchedule::allocate() {
-  // Balls and bins: each record's step is uniform on the epoch's t steps, independently of
-  // the others (Feldman & Shenfeld, arXiv 2502.08202, random allocation with k = 1); a
-  // counting sort then lists each step's records, ascending, in O(n + t).
-  const auto t = static_cast<std::uint64_t>(per_epoch_);
-  std::fill(allocation_start_.begin(), allocation_start_.end(), 0);
-  for (int i = 0; i < n_; ++i) {
-    const auto step = static_cast<int>(stream_.below(t));
-    allocation_step_[static_cast<std::size_t>(i)] = step;
-    ++allocation_start_[static_cast<std::size_t>(step) + 1];
-  }
-  for (std::size_t j = 1; j < allocation_start_.size(); ++j)
-    allocation_start_[j] += allocation_start_[j - 1];
-  // Each step's next free slot, from its start: the records, taken ascending, stay so.
-  std::copy(allocation_start_.begin(), allocation_start_.end() - 1, allocation_cursor_.begin());
-  for (int i = 0; i < n_; ++i) {
-    const auto step = static_cast<std::size_t>(allocation_step_[static_cast<std::size_t>(i)]);
-    order_[static_cast<std::size_t>(allocation_cursor_[step]++)] = i;
-  }
-  ++generation_;
 }
 
 const int* BatchSchedule::counted_batch(std::uint32_t mask, int others, int& count) {

@@ -48,12 +48,16 @@ CountedSums::CountedSums(const BatchDraws& draws, const DataView& data, int d)
   for (std::size_t j = 0; j < dist.size(); ++j) {
     if (dist[j] == data.crafted_index) crafted_bit_ = static_cast<int>(j);
   }
+  table_.assign(static_cast<std::size_t>(d), 0.0);  // row 0
+  rows_ = 1;
+  zero_background_ = true;
   if (draws.background.empty()) return;
   background_ = data.x + static_cast<long>(draws.background.front()) * d;
   if (std::all_of(background_, background_ + d, [](double v) { return v == 0.0; })) return;
-  const long rows = std::min<long>(static_cast<long>(draws.background.size()) + 1, kMaxRows / d);
-  table_.assign(static_cast<std::size_t>(rows * d), 0.0);
-  for (long k = 1; k < rows; ++k) {
+  zero_background_ = false;
+  rows_ = std::min<long>(static_cast<long>(draws.background.size()) + 1, kMaxRows / d);
+  table_.assign(static_cast<std::size_t>(rows_ * d), 0.0);
+  for (long k = 1; k < rows_; ++k) {
     for (int c = 0; c < d; ++c) {
       table_[static_cast<std::size_t>(k * d + c)] =
           table_[static_cast<std::size_t>((k - 1) * d + c)] + background_[c];

@@ -24,7 +24,7 @@ struct DatasetRecords {
 /// background records followed by the distinguished ones of `mask`, as sum_records forms it
 /// over BatchSchedule::next()'s indices, at O(1) in n: from a table of the sums of the first k
 /// background rows (0.0, then one row added at a time; up to kMaxRows doubles, the rows past
-/// it added one by one), none where those rows are zeros (every such sum is 0.0).
+/// it added one by one), one row of zeros where those rows are zeros (every such sum is 0.0).
 class CountedSums {
  public:
   static constexpr long kMaxRows = 32768;
@@ -35,19 +35,19 @@ class CountedSums {
   int crafted_bit() const { return crafted_bit_; }
   template <int D>
   void sum(int others, std::uint32_t mask, double* out) const {
-    for (int c = 0; c < D; ++c) out[c] = 0.0;
-    if (!table_.empty() && others > 0) {
-      const long rows = static_cast<long>(table_.size()) / D;
-      const long k = std::min<long>(others, rows - 1);
-      for (int c = 0; c < D; ++c) out[c] = table_[static_cast<std::size_t>(k * D + c)];
+    // Row k of the table (row 0: zeros; one row of zeros only where the background row is
+    // zeros, every sum of it 0.0), then the rows past the table one by one.
+    const long k = others < rows_ ? others : rows_ - 1;
+    for (int c = 0; c < D; ++c) out[c] = table_[static_cast<std::size_t>(k * D + c)];
+    if (!zero_background_) {
       for (long i = k; i < others; ++i) {
         for (int c = 0; c < D; ++c) out[c] += background_[c];
       }
     }
-    const std::vector<int>& dist = draws_->distinguished;
-    for (std::size_t j = 0; j < dist.size(); ++j) {
-      if (!(mask >> j & 1)) continue;
-      const double* x = x_ + static_cast<long>(dist[j]) * D;
+    for (std::uint32_t left = mask; left != 0; left &= left - 1) {  // ascending j
+      const int j = __builtin_ctz(left);
+      const double* x =
+          x_ + static_cast<long>(draws_->distinguished[static_cast<std::size_t>(j)]) * D;
       for (int c = 0; c < D; ++c) out[c] += x[c];
     }
   }
@@ -57,6 +57,8 @@ class CountedSums {
   const double* x_ = nullptr;           ///< the records, d per row
   const double* background_ = nullptr;  ///< the background row
   std::vector<double> table_;           ///< row k: the sum of k background rows
+  long rows_ = 1;                       ///< rows of table_
+  bool zero_background_ = true;         ///< the background row is zeros (or there is none)
   int crafted_bit_ = 0;
 };
 

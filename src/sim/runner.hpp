@@ -128,6 +128,14 @@ class TrajectoryRunner {
     return true;
   }
 
+  /// Set bits of a mask of distinguished records (at most kMaxDistinguished): without the
+  /// POPCNT instruction in the target, __builtin_popcount is a library call.
+  static int bit_count(std::uint32_t x) {
+    x = x - (x >> 1 & 0x55555555u);
+    x = (x & 0x33333333u) + (x >> 2 & 0x33333333u);
+    return static_cast<int>(((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u >> 24);
+  }
+
   static double first_nonfinite(const double* theta) {
     for (int k = 0; k < Loss::d; ++k) {
       if (!std::isfinite(theta[k])) return theta[k];
@@ -191,6 +199,8 @@ class TrajectoryRunner {
           run_by_sums<kPartition>(lanes, batches, noise, theta);
         } else if (batches.front().samples_without_replacement()) {
           run_by_sums<kSubset>(lanes, batches, noise, theta);
+        } else if (counted_) {
+          run_by_sums<kCounted>(lanes, batches, noise, theta);
         } else {
           run_by_sums<kPerStep>(lanes, batches, noise, theta);
         }
@@ -247,28 +257,32 @@ class TrajectoryRunner {
   /// table of every batch's sum by rank where there is one (subset_sums_). By_distinguished
   /// partitions with too many batches to cache (`positions`) form each step's batch sum from
   /// the distinguished records' positions (store_batch_by_positions). Poisson and random
-  /// allocation draw each lane's batch every step (by distinguished records: a mask and a
-  /// count, next_counted, summed by CountedSums). Sums are formed in the order add_gradient
-  /// forms them,
+  /// allocation draw each lane's batch every step; by distinguished records (`counted`) the
+  /// masks and counts of the next kNoiseSteps steps of each lane in turn (next_counted, summed
+  /// by CountedSums). Sums are formed in the order add_gradient forms them,
   /// so the numbers are those of the per-step path. The state is kept lane-minor (value of
   /// lane w at [... * kLanes + w]) so that one step of all lanes is a vector loop; unused
   /// lanes (w >= lanes) compute on zeros and are never read.
-  enum BatchForm { kPartition, kPositions, kSubset, kPerStep };
+  enum BatchForm { kPartition, kPositions, kSubset, kCounted, kPerStep };
   template <BatchForm kForm>
   void run_by_sums(int lanes, std::vector<BatchSchedule>& batches, std::vector<rng::Stream>& noise,
                    double (*theta)[Loss::d]) const {
     constexpr bool partition = kForm == kPartition, subset = kForm == kSubset;
-    constexpr bool positions = kForm == kPositions;
+    constexpr bool positions = kForm == kPositions, counted = kForm == kCounted;
     constexpr int d = Loss::d;
-    // Cached batch sums per lane: an epoch's (partition), the next kNoiseSteps steps' (subset)
-    // or this step's (per step).
-    const long m = partition ? batches.front().batches_per_epoch() : subset ? kNoiseSteps : 1;
+    // Cached batch sums per lane: an epoch's (partition), the next kNoiseSteps steps' (subset,
+    // counted) or this step's (per step).
+    const long m = partition             ? batches.front().batches_per_epoch()
+                   : (subset || counted) ? kNoiseSteps
+                                         : 1;
     const double inv_norm = batches.front().inverse_normaliser(), eta = s_.eta;
     std::vector<double> sums(static_cast<std::size_t>(m * d * kLanes), 0.0);
     alignas(64) double th[d][kLanes] = {};
     alignas(64) double z[kNoiseSteps * d][kLanes] = {};
     constexpr bool fixed_size = partition || subset || positions;
     int size[kLanes] = {};  // records in each lane's batch of this step
+    // counted: each lane's batch sizes of the next kNoiseSteps steps
+    int sizes[counted ? kNoiseSteps : 1][kLanes] = {};
     for (int w = 0; w < lanes; ++w) {
       for (int k = 0; k < d; ++k) th[k][w] = theta[w][k];
       size[w] = batches[w].batch_size();  // partition schemes and subsets: every batch
@@ -314,24 +328,36 @@ class TrajectoryRunner {
         if (j == 0) BatchSchedule::start_epochs(batches.data(), lanes);
         for (int w = 0; w < lanes; ++w) store_batch_by_positions(batches[w], w, j, sums.data());
         if (++j == per_epoch) j = 0;
+      } else if constexpr (counted) {
+        // A mask and a count a step: O(1) in the number of records; one lane's kNoiseSteps
+        // steps after another (its schedule's state stays at hand), those past the
+        // trajectory's end not drawn.
+        if (c == 0) {
+          const long len = std::min<long>(kNoiseSteps, s_.steps - t);
+          std::uint32_t masks[kNoiseSteps];
+          int counts[kNoiseSteps];
+          for (int w = 0; w < lanes; ++w) {
+            batches[w].next_counted_run(static_cast<int>(len), masks, counts);
+            for (long i = 0; i < len; ++i) {
+              const int others = counts[i];
+              const std::uint32_t mask = masks[i];
+              sizes[i][w] = others + (mask != 0 ? bit_count(mask) : 0);
+              if (crafted)
+                holds[static_cast<std::size_t>(i * kLanes + w)] =
+                    static_cast<int>(mask >> counted_sums_.crafted_bit() & 1);
+              double sum[d];
+              counted_sums_.sum<d>(others, mask, sum);
+              for (int k = 0; k < d; ++k)
+                sums[static_cast<std::size_t>((i * d + k) * kLanes + w)] = sum[k];
+            }
+          }
+        }
+        pos = c;
+        std::copy(sizes[c], sizes[c] + kLanes, size);
       } else if constexpr (!partition) {
-        if (counted_) {  // a mask and a count: O(1) in the number of records
-          for (int w = 0; w < lanes; ++w) {
-            int others = 0;
-            const std::uint32_t mask = batches[w].next_counted(others);
-            size[w] = others + __builtin_popcount(mask);
-            if (crafted)
-              holds[static_cast<std::size_t>(w)] =
-                  static_cast<int>(mask >> counted_sums_.crafted_bit() & 1);
-            double sum[d];
-            counted_sums_.sum<d>(others, mask, sum);
-            for (int k = 0; k < d; ++k) sums[static_cast<std::size_t>(k * kLanes + w)] = sum[k];
-          }
-        } else {
-          for (int w = 0; w < lanes; ++w) {
-            const int* idx = batches[w].next(size[w]);
-            store_sum(0, w, idx, size[w]);
-          }
+        for (int w = 0; w < lanes; ++w) {
+          const int* idx = batches[w].next(size[w]);
+          store_sum(0, w, idx, size[w]);
         }
       } else if (pos == 0 && t > 0 && draws_.by_distinguished) {
         for (int w = 0; w < lanes; ++w) refresh_distinguished(batches[w], w, store_sum);

@@ -677,9 +677,9 @@ TEST_CASE("random allocation: one stream id gives one schedule", "[sim][batches]
 
 namespace {
 
-// Binomial(m, 1/bins) as docs/rng.md defines random allocation's background counts: by
-// inversion where the mean is below 11 (terms P(k) = P(k - 1) ((m + 1) s / k - s), s =
-// 1/(bins - 1), from P(0) = exp(m log1p(-1/bins))), otherwise Boost's sampler.
+// Binomial(m, 1/bins) as docs/rng.md defines the sequential counts of a block of random
+// allocation: by inversion where the mean is below 11 (terms P(k) = P(k - 1) ((m + 1) s / k -
+// s), s = 1/(bins - 1), from P(0) = exp(m log1p(-1/bins))), otherwise Boost's sampler.
 int allocation_count(int m, long bins, rng::Stream& stream) {
   if (bins == 1 || m == 0) return m;
   if (m >= 11.0 * static_cast<double>(bins))
@@ -698,16 +698,88 @@ int allocation_count(int m, long bins, rng::Stream& stream) {
   return std::min(x, m);
 }
 
+// The background counts of one block of random allocation as docs/rng.md defines them: at
+// step j of an epoch with `left` steps left and `steps_left` in the trajectory (0: past its
+// end), c = min(64, left, steps_left) steps; K ~ Binomial(m, c / left) of the m records not
+// yet placed (K = m where c = left), then each of the K records into step x c >> 16 of the
+// block for the next 16-bit chunk x (low chunk first) with (x c mod 2^16) >= 2^16 mod c (the
+// word's chunks after the K-th record dropped), or, above 16 records a step, Binomial(k, 1 /
+// (c - i)) sequentially.
+std::vector<int> allocation_block(int& m, long left, long steps_left, rng::Stream& stream) {
+  long c = std::min<long>(64, left);
+  if (steps_left > 0) c = std::min(c, steps_left);
+  std::vector<int> count(static_cast<std::size_t>(c), 0);
+  int k = m;
+  if (c < left && k > 0)
+    k = boost::random::binomial_distribution<int, double>(k, static_cast<double>(c) / left)(stream);
+  m -= k;
+  if (c == 1) {
+    count[0] = k;
+  } else if (k <= 16 * c) {
+    const auto reject = static_cast<std::uint32_t>(65536 % c);
+    while (k > 0) {
+      std::uint64_t word = stream();
+      for (int h = 0; h < 4 && k > 0; ++h) {
+        const auto x =
+            static_cast<std::uint32_t>(word >> (16 * h) & 0xFFFF) * static_cast<std::uint32_t>(c);
+        if ((x & 0xFFFF) < reject) continue;
+        ++count[x >> 16];
+        --k;
+      }
+    }
+  } else {
+    for (long i = 0; i + 1 < c; ++i) {
+      count[static_cast<std::size_t>(i)] = allocation_count(k, c - i, stream);
+      k -= count[static_cast<std::size_t>(i)];
+    }
+    count.back() = k;
+  }
+  return count;
+}
+
+// Random allocation's draws by distinguished records, from a copy of the batch stream: per
+// step the mask of the distinguished records there and the background count.
+struct AllocationReplica {
+  AllocationReplica(const config::Scenario& sc, int dist, int others, const rng::Stream& copy)
+      : s(sc), distinguished(dist), background(others), stream(copy) {}
+  const config::Scenario& s;
+  int distinguished, background;
+  rng::Stream stream;
+  long step = 0, j = 0;
+  int left = 0;
+  std::vector<int> at, block;
+  std::size_t next = 0;
+  std::uint32_t draw(int& others) {
+    const long t = s.steps_per_epoch;
+    if (j == 0) {
+      at.clear();
+      for (int k = 0; k < distinguished; ++k) at.push_back(static_cast<int>(stream.below(t)));
+      left = background;
+    }
+    if (next == block.size()) {
+      block = allocation_block(left, t - j, s.steps - step, stream);
+      next = 0;
+    }
+    others = block[next++];
+    std::uint32_t mask = 0;
+    for (int k = 0; k < distinguished; ++k)
+      mask |= static_cast<std::uint32_t>(at[static_cast<std::size_t>(k)] == j) << k;
+    ++step;
+    if (++j == t) j = 0;
+    return mask;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("random allocation by distinguished records: steps, multinomial counts, next()",
           "[sim][batches][allocation]") {
   // n = 12, b = 3: t = 4 steps per epoch, records 5 and 9 distinguished, 10 background
   // records. Against a replica of the definition (docs/rng.md): each epoch, the distinguished
-  // records' steps below(t), then at step i Binomial(m, 1/(t - i)) of the m background
-  // records not yet placed (all m at the last step). In law: record 5's steps in two epochs
-  // uniform on the 16 pairs; the count at steps 1 and 3 (the last, the remainder) each
-  // Binomial(10, 1/4); each epoch's counts add up to 10.
+  // records' steps below(t), then the counts a block at a time (here the epoch: each of the 10
+  // records in a uniform step). In law: record 5's steps in two epochs uniform on the 16
+  // pairs; the count at steps 1 and 3 each Binomial(10, 1/4); each epoch's counts add up to
+  // 10.
   const int n = 12, b = 3, t = 4, others = 10;
   const auto s = scenario("random_allocation", n, b);
   REQUIRE(s.steps_per_epoch == t);
@@ -721,21 +793,17 @@ TEST_CASE("random allocation by distinguished records: steps, multinomial counts
   std::map<int, long> at1, at3;
   for (long id = 0; id < trajectories; ++id) {
     rng::Stream mine({5, 0, 0, static_cast<std::uint64_t>(id), rng::Purpose::kBatch});
-    rng::Stream theirs = mine, listed = mine;
+    rng::Stream listed = mine;
+    AllocationReplica theirs{s, 2, others, mine};
     sim::BatchSchedule batches(s, fixed, draws, mine), by_index(s, fixed, draws, listed);
     std::vector<int> at5;
     for (int epoch = 0; epoch < 2; ++epoch) {
-      int step[2];
-      for (int& k : step) k = static_cast<int>(theirs.below(t));
-      int left = others, total = 0;
+      int total = 0;
       for (int i = 0; i < t; ++i) {
-        int k = 0;
+        int k = 0, want_k = 0;
         const std::uint32_t mask = batches.next_counted(k);
-        const int want_k = allocation_count(left, t - i, theirs);
-        left -= want_k;
+        REQUIRE(mask == theirs.draw(want_k));
         REQUIRE(k == want_k);
-        REQUIRE(mask == (static_cast<std::uint32_t>(step[0] == i) |
-                         static_cast<std::uint32_t>(step[1] == i) << 1));
         int size = 0;
         const int* idx = by_index.next(size);
         std::vector<int> expect(draws.background.begin(), draws.background.begin() + k);
@@ -748,9 +816,9 @@ TEST_CASE("random allocation by distinguished records: steps, multinomial counts
         if (i == 3) ++at3[std::min(k, 6)];
       }
       REQUIRE(total == others);
-      at5.push_back(step[0]);
+      at5.push_back(theirs.at[0]);
     }
-    REQUIRE(mine.position() == theirs.position());
+    REQUIRE(mine.position() == theirs.stream.position());
     ++steps_of_5[at5];
   }
   CHECK(looks_uniform(steps_of_5, t * t, trajectories));
@@ -764,9 +832,83 @@ TEST_CASE("random allocation by distinguished records: steps, multinomial counts
   CHECK(fits_law(at1, binomial, trajectories * 2));
   CHECK(fits_law(at3, binomial, trajectories * 2));
 
-  SECTION("means of 11 and more: Boost's sampler, the law Binomial(n - s, 1/t)") {
-    // n = 240, b = 120: t = 2, the first step's count of the 239 background records has
-    // mean 119.5; the second step takes the rest.
+  SECTION("blocks of a long epoch: the replica, and Binomial(n - s, 1/t) at every block") {
+    // n = 1000, b = 4: t = 250; one distinguished record, 999 background ones. Trajectories
+    // of T = 250 take blocks of 64, 64, 64 (each K ~ Binomial(m, 64 / L), then the balls into
+    // 64 steps) and 58 (the epoch's rest: all m, into 58 steps, 65536 mod 58 = 52 chunk values
+    // rejected); T = 150 cuts the third block at 22 steps (the trajectory's end), and calls
+    // past it take whole blocks again. The count at steps 0, 64 (a block's first), 130 and
+    // 249 (the last) each Binomial(999, 1/250), mean 4.
+    const auto long_epoch = scenario("random_allocation", 1000, 4, 1);
+    REQUIRE(long_epoch.steps_per_epoch == 250);
+    auto cut = long_epoch;
+    cut.steps = 150;
+    const sim::BatchDraws draws_long(long_epoch, {17});
+    const auto fixed_long = sim::fixed_order(long_epoch);
+    std::map<int, double> law;
+    for (int k = 0; k <= 999; ++k) {
+      law[std::min(k, 11)] +=
+          std::exp(std::lgamma(1000.0) - std::lgamma(k + 1.0) - std::lgamma(1000.0 - k) +
+                   k * std::log(1 / 250.0) + (999 - k) * std::log1p(-1 / 250.0));
+    }
+    std::map<int, long> at[4];
+    const int watched[4] = {0, 64, 130, 249};
+    const long draws_count = 20000;
+    for (long id = 0; id < draws_count; ++id) {
+      const auto& sc = id % 2 == 0 ? long_epoch : cut;
+      rng::Stream mine({8, 0, 0, static_cast<std::uint64_t>(id), rng::Purpose::kBatch});
+      AllocationReplica theirs{sc, 1, 999, mine};
+      sim::BatchSchedule batches(sc, fixed_long, draws_long, mine);
+      int total = 0;
+      for (int i = 0; i < 250; ++i) {
+        int k = 0, want = 0;
+        REQUIRE(batches.next_counted(k) == theirs.draw(want));
+        REQUIRE(k == want);
+        total += k;
+        for (int w = 0; w < 4; ++w) {
+          if (i == watched[w]) ++at[w][std::min(k, 11)];
+        }
+      }
+      REQUIRE(total == 999);
+      REQUIRE(mine.position() == theirs.stream.position());
+    }
+    for (int w = 0; w < 4; ++w) {
+      INFO("step " << watched[w]);
+      CHECK(fits_law(at[w], law, draws_count));
+    }
+  }
+
+  SECTION("next_counted_run: next_counted's masks and counts, in pieces of any length") {
+    // n = 200, b = 2: t = 100, blocks of 64 and 36 in each of 3 epochs; records 3 and 150
+    // distinguished; counted and inert others.
+    const auto s3 = scenario("random_allocation", 200, 2, 3);
+    const auto fixed3 = sim::fixed_order(s3);
+    for (bool inert : {false, true}) {
+      const sim::BatchDraws d3(s3, {3, 150}, inert);
+      rng::Stream one({9, 0, 0, 4, rng::Purpose::kBatch}), run = one;
+      sim::BatchSchedule by_step(s3, fixed3, d3, one), by_run(s3, fixed3, d3, run);
+      const int pieces[] = {7, 13, 32, 1, 64, 31};
+      long done = 0;
+      for (int p = 0; done < s3.steps; p = (p + 1) % 6) {
+        const int len = static_cast<int>(std::min<long>(pieces[p], s3.steps - done));
+        std::uint32_t masks[64];
+        int counts[64];
+        by_run.next_counted_run(len, masks, counts);
+        for (int i = 0; i < len; ++i) {
+          int k = -1;
+          INFO("step " << done + i << " inert " << inert);
+          REQUIRE(by_step.next_counted(k) == masks[i]);
+          REQUIRE(k == counts[i]);
+        }
+        done += len;
+      }
+      REQUIRE(one.position() == run.position());
+    }
+  }
+
+  SECTION("means of 11 and more: sequential binomials, the law Binomial(n - s, 1/t)") {
+    // n = 240, b = 120: t = 2, one block of 2 steps with 239 records (more than 16 a step):
+    // the first step's count has mean 119.5 (Boost's sampler); the second takes the rest.
     const auto big = scenario("random_allocation", 240, 120);
     const sim::BatchDraws draws_big(big, {7});
     const auto fixed_big = sim::fixed_order(big);
@@ -780,13 +922,13 @@ TEST_CASE("random allocation by distinguished records: steps, multinomial counts
     const long draws_count = 20000;
     for (long id = 0; id < draws_count; ++id) {
       rng::Stream mine({6, 0, 0, static_cast<std::uint64_t>(id), rng::Purpose::kBatch});
-      rng::Stream theirs = mine;
+      AllocationReplica theirs{big, 1, 239, mine};
       sim::BatchSchedule batches(big, fixed_big, draws_big, mine);
-      int k0 = 0, k1 = 0;
+      int k0 = 0, k1 = 0, want = 0;
       batches.next_counted(k0);
       batches.next_counted(k1);
-      theirs.below(2);
-      REQUIRE(k0 == allocation_count(239, 2, theirs));
+      theirs.draw(want);
+      REQUIRE(k0 == want);
       REQUIRE(k0 + k1 == 239);
       ++first[std::clamp(k0, 100, 139)];
     }

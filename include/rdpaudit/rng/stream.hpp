@@ -21,14 +21,16 @@ namespace rdpaudit::rng {
 /// records; 4: their sampling without replacement by base-256 digits; 5: their Poisson
 /// sampling by the distinguished records' inclusions and a binomial count of the others; 6:
 /// their random allocation by the distinguished records' steps and the others' counts, one
-/// step's binomial at a time).
+/// step's binomial at a time; 7: those counts a block of steps at a time, one binomial a block
+/// and one 16-bit draw a record).
 /// Written to every results file (`generator`), so two files say whether their numbers can be
 /// compared draw for draw.
 inline constexpr const char* kGenerator =
-    "generator 6: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
+    "generator 7: ARS-7 counter-based streams; normals by a 1024-layer ziggurat, one word each, "
     "slow draws from the retry sequence; batches drawn for interchangeable records, their "
-    "sampling without replacement by base-256 digits, their Poisson sampling and random "
-    "allocation by binomial counts of the others (docs/rng.md)";
+    "sampling without replacement by base-256 digits, their Poisson sampling by binomial counts "
+    "of the others, their random allocation by the others' counts a block of steps at a time "
+    "(docs/rng.md)";
 
 /// What a stream is used for. Each purpose gets independent numbers, so adding draws for
 /// one purpose never shifts the numbers of another.

@@ -148,20 +148,24 @@ struct BatchDraws {
   /// join is drawn from Binomial(n - s, q) (Boost's binomial_distribution: BTRD, inversion
   /// below mean 11) unless they are inert. q >= 1: every record, nothing drawn.
   /// Random allocation: at the first step of each epoch of t steps, distinguished record
-  /// j = 0, 1, ..., s - 1 draws its step Stream::below(t); then at step i of the epoch the
-  /// background count is Binomial(m, 1/(t - i)), m the background records not yet placed in
-  /// the epoch (the last step, or m = 0: all m, nothing drawn), unless they are inert: the
-  /// multinomial of n - s balls in t equally likely bins, one bin at a time. Where the mean
-  /// m/(t - i) is below kInversionMean the binomial is drawn by inversion (Boost's algorithm
-  /// for such means, with (1 - p)^m from the table below), otherwise by Boost's sampler.
+  /// j = 0, 1, ..., s - 1 draws its step Stream::below(t); then the background counts of the
+  /// epoch's steps, Multinomial(n - s; 1/t, ..., 1/t), are drawn a block of steps at a time
+  /// (BatchSchedule::draw_allocation_block): a block of c steps, c = min(kAllocationBlock,
+  /// steps left in the epoch, steps left in the trajectory), takes K ~ Binomial(m, c/L) of the
+  /// m background records not yet placed in the epoch (L its steps left; K = m where the block
+  /// ends the epoch), then puts each of the K records in one of the block's c steps, uniformly
+  /// (16 bits of a word each, Lemire's rejection), or, where K > kBallsPerStep c, draws the
+  /// block's counts as sequential binomials Binomial(k, 1/(c - i)) (BatchSchedule::
+  /// binomial_count). Unless they are inert: then nothing but the s steps is drawn.
   struct Counted {
     bool others = false;  ///< the background count is drawn (not inert)
     /// Poisson's Binomial(n - s, q)
     boost::random::binomial_distribution<int, double> poisson;
-    /// Random allocation, others drawn: log(1 - 1/k) at [k] for k = 2 .. t (steps left)
+    /// Random allocation, others drawn: log(1 - 1/k) at [k] for k = 2 .. min(t,
+    /// kAllocationBlock) (steps left in a block)
     std::vector<double> log_keep;
   } counted;
-  /// Binomial means below this are drawn by inversion (BatchSchedule::allocated_step), as
+  /// Binomial means below this are drawn by inversion (BatchSchedule::binomial_count), as
   /// Boost's binomial_distribution draws them.
   static constexpr double kInversionMean = 11.0;
 
@@ -188,6 +192,9 @@ class BatchSchedule {
   /// `others`, how many background records join (0 where they are inert). next() returns the
   /// same batch as record indices (the background ones first).
   std::uint32_t next_counted(int& others);
+  /// next_counted() for the next `len` steps: masks[i] and others[i] as its calls give them,
+  /// the same draws (random allocation fills them a block at a time).
+  void next_counted_run(int len, std::uint32_t* masks, int* others);
   /// next() of the sampling-without-replacement scheme (count = batch_size()), for callers
   /// that know the scheme and want it inlined.
   const int* next_subset();
@@ -201,6 +208,12 @@ class BatchSchedule {
   /// By_distinguished sampling without replacement draws the keys of this many steps at
   /// once (one byte a draw, BatchDraws::Selection), kSubsetChunk of them handed out at a time.
   static constexpr int kSelectionRun = 256;
+  /// Random allocation by distinguished records draws the background counts of up to this
+  /// many steps at once (BatchDraws::Counted), with one binomial for the block (none where it
+  /// ends the epoch) and one 16-bit draw per record where there are at most kBallsPerStep
+  /// records a step.
+  static constexpr int kAllocationBlock = 64;
+  static constexpr int kBallsPerStep = 16;
   /// The keys of the next kSubsetChunk batches, as kSubsetChunk next_subset_key() calls
   /// would give them, for callers that draw in chunks: calls f(i, key) for batch i =
   /// 0, 1, ..., kSubsetChunk - 1 in order, where a call may be repeated for the same i with
@@ -289,6 +302,16 @@ class BatchSchedule {
   void allocate();
   /// next_counted() of random allocation, for step j of the epoch.
   std::uint32_t allocated_step(long j, int& others);
+  /// Random allocation by distinguished records, counted others: the background counts of
+  /// the block of steps starting at step j of the epoch into block_counts_ (BatchDraws::
+  /// Counted).
+  void draw_allocation_block(long j);
+  /// k records each into one of c steps, uniformly (c <= kAllocationBlock): their counts
+  /// added to count[0 .. c).
+  void throw_balls(int k, int c, int* count);
+  /// Binomial(m, 1/bins), 2 <= bins <= kAllocationBlock: inversion below kInversionMean,
+  /// Boost's sampler otherwise.
+  int binomial_count(int m, long bins);
   /// next() of the by_distinguished counted schemes: the batch of mask and others (as
   /// next_counted gives them) as record indices in order_.
   const int* counted_batch(std::uint32_t mask, int others, int& count);
@@ -297,6 +320,7 @@ class BatchSchedule {
   SchemeTraits traits_;
   int n_, b_;
   long per_epoch_;
+  long steps_;  ///< T, the trajectory's steps
   long step_in_epoch_ = 0;
   std::uint32_t generation_ = 0;
   double q_, log1m_q_, inv_norm_;
@@ -326,6 +350,11 @@ class BatchSchedule {
   /// epoch, and the background records not yet placed in it
   int allocated_at_[kMaxDistinguished] = {};
   int others_left_ = 0;
+  /// Random allocation, counted others: the trajectory's step, and the current block's
+  /// background counts, the next at block_next_ (block_len_: draw a block)
+  long step_ = 0;
+  int block_next_ = 0, block_len_ = 0;
+  int block_counts_[kAllocationBlock] = {};
   int run_next_ = kSelectionRun;
 };
 
@@ -368,34 +397,11 @@ inline std::uint32_t BatchSchedule::allocated_step(long j, int& others) {
   for (int k = 0; k < s; ++k) mask |= static_cast<std::uint32_t>(allocated_at_[k] == j) << k;
   others = 0;
   if (draws_->counted.others) {
-    // Of the m background records not in steps 0 .. j-1, each is in step j with probability
-    // 1/(t - j) given where the others went: the multinomial, one bin at a time.
-    const long bins = per_epoch_ - j;
-    const int m = others_left_;
-    if (bins == 1 || m == 0) {
-      others = m;
-    } else if (m < BatchDraws::kInversionMean * static_cast<double>(bins)) {
-      // Inversion, as Boost's binomial_distribution draws small means: P(0) = (1 - p)^m, then
-      // P(k) = P(k - 1) ((m + 1) s / k - s), s = p / (1 - p) = 1 / (bins - 1), subtracted
-      // from U until U falls below one (or the terms fall below the double's epsilon).
-      const double odds = 1.0 / static_cast<double>(bins - 1), a = (m + 1) * odds;
-      double r = std::exp(m * draws_->counted.log_keep[static_cast<std::size_t>(bins)]);
-      double u = stream_.uniform();
-      int x = 0;
-      while (u > r) {
-        u -= r;
-        ++x;
-        const double next = (a / x - odds) * r;
-        if (next < std::numeric_limits<double>::epsilon() && next < r) break;
-        r = next;
-      }
-      others = std::min(x, m);
-    } else {
-      others = boost::random::binomial_distribution<int, double>(
-          m, 1.0 / static_cast<double>(bins))(stream_);
-    }
-    others_left_ -= others;
+    // A block never spans two epochs: at j = 0 the last one is used up.
+    if (block_next_ == block_len_) draw_allocation_block(j);
+    others = block_counts_[block_next_++];
   }
+  ++step_;
   return mask;
 }
 
