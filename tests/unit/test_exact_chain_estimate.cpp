@@ -150,11 +150,11 @@ TEST_CASE("the verdict ladder on an exact-chain bracket: below, inside, above", 
   CHECK(c.verdict == Verdict::kViolatedExact);
   CHECK_FALSE(c.within_exact_bracket);
   CHECK_THAT(c.note, Catch::Contains("(exact chain)"));
-  c = cell(1.2, 0.5);  // at or above the upper end: valid (exact), resting on its estimate
+  c = cell(1.2, 0.5);  // at or above the certified upper end: valid (exact)
   audit::decide(c, 0.05);
   CHECK(c.verdict == Verdict::kValidExact);
   CHECK_FALSE(c.within_exact_bracket);
-  CHECK_THAT(c.note, Catch::Contains("exact chain") && Catch::Contains("not certified"));
+  CHECK_THAT(c.note, Catch::Contains("exact chain") && Catch::Contains("(certified)"));
   c = cell(1.1, 0.5);  // exactly at the upper end: valid too
   audit::decide(c, 0.05);
   CHECK(c.verdict == Verdict::kValidExact);
