@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "rdpaudit/core/error.hpp"
-#include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/estimate/exact_chain.hpp"
-#include "rdpaudit/exact/mixture_profile.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/exact/known_truth.hpp"
+#include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/sim/mixture.hpp"
 
 namespace rdpaudit::search {

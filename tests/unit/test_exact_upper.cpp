@@ -12,9 +12,9 @@
 #include "../../src/exact/log_convex.hpp"
 #include "rdpaudit/audit/cell.hpp"
 #include "rdpaudit/audit/verdict.hpp"
+#include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/gaussian_mixture.hpp"
 #include "rdpaudit/exact/mixture_profile.hpp"
-#include "rdpaudit/exact/chain.hpp"
 #include "rdpaudit/exact/profile.hpp"
 
 using rdpaudit::config::BatchScheme;

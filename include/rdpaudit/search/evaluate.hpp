@@ -1,8 +1,8 @@
 // The value of one search point, by one of two evaluators that a search never mixes
 // (docs/methods.md, "Searching for the worst adversary"):
 //   exact    the exact R_alpha (or delta(eps)) of the point's scenario from the exact-law
-//            engines (exact/gaussian_mixture.hpp for an enumerated Gaussian mixture, the exact chain
-//            of estimate/exact_chain.hpp for 1-D laws evolved step by step, and its privacy
+//            engines (exact/gaussian_mixture.hpp for an enumerated Gaussian mixture, the exact
+//            chain of estimate/exact_chain.hpp for 1-D laws evolved step by step, and its privacy
 //            profile), ranked by the certified lower end of its bracket; no samples;
 //   sampled  the plug-in estimate on trajectories of the search's own streams (rng::kSearchD,
 //            kSearchDPrime, never drawn by `run`), ranked by its value, with the bootstrap's
