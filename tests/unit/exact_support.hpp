@@ -3,13 +3,52 @@
 #pragma once
 
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rdpaudit/exact/chain.hpp"
+#include "rdpaudit/exact/gaussian_mixture.hpp"
+#include "rdpaudit/exact/renyi.hpp"
 
 namespace rdpaudit::test {
+
+/// A 1-D Gaussian mixture (weights, means, one variance): the closed-form laws the engine's
+/// brackets are checked against.
+inline exact::GaussianMixture mixture(std::vector<double> w, std::vector<double> m, double var) {
+  exact::GaussianMixture g;
+  g.weights = std::move(w);
+  g.means = std::move(m);
+  g.covariance = {var};
+  return g;
+}
+
+/// Checks both directions of every row against the truths (the references are accurate to
+/// ~1e-10 relative, or exact): lower end <= truth <= upper end, lower <= upper; returns the
+/// largest relative width (upper - lower) / truth over the orders up to width_up_to (beyond,
+/// the lower end's cells may not reach the tilted law).
+inline double check_rows(const std::vector<exact::RenyiBracketRow>& rows,
+                         const std::function<double(double, bool)>& truth,
+                         double width_up_to = INFINITY) {
+  double widest = 0;
+  for (const exact::RenyiBracketRow& r : rows) {
+    for (bool fwd : {true, false}) {
+      const exact::Bracket b = fwd ? r.forward : r.backward;
+      const double t = truth(r.alpha, fwd);
+      INFO("alpha " << r.alpha << (fwd ? " forward" : " backward") << ": [" << b.lo << ", " << b.hi
+                    << "] truth " << t);
+      CHECK(b.lo <= t * (1 + 1e-9));
+      CHECK(t * (1 - 1e-9) <= b.hi);
+      CHECK(b.lo <= b.hi);
+      if (r.alpha <= width_up_to) widest = std::max(widest, (b.hi - b.lo) / t);
+    }
+  }
+  return widest;
+}
 
 /// Noisy GD on the linear loss, one record (the gradient is the record: +1 in D, -1 in D'),
 /// eta = 0.5, s = 1, T steps, unprojected: theta_T ~ N(-+T eta, T s^2), a Gaussian pair with

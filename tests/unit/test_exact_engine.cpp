@@ -20,6 +20,7 @@ using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
 using namespace rdpaudit::exact;
 using rdpaudit::test::blog_chain;
+using rdpaudit::test::check_rows;
 using rdpaudit::test::gaussian_pair_chain;
 using rdpaudit::test::sampled_gaussian_chain;
 using rdpaudit::test::small_quadratic;
@@ -54,26 +55,6 @@ double quadrature_renyi(const std::function<double(double)>& log_p,
   for (auto [pa, qa] : atoms)
     log_sum = log_add(log_sum, alpha * std::log(pa) + (1 - alpha) * std::log(qa));
   return log_sum / (alpha - 1);
-}
-
-/// Checks both directions of every row against the truths and returns the largest relative
-/// width (upper - lower) / truth.
-double check_rows(const std::vector<RenyiBracketRow>& rows,
-                  const std::function<double(double, bool)>& truth) {
-  double widest = 0;
-  for (const RenyiBracketRow& r : rows) {
-    for (bool fwd : {true, false}) {
-      const Bracket b = fwd ? r.forward : r.backward;
-      const double t = truth(r.alpha, fwd);
-      INFO("alpha " << r.alpha << (fwd ? " forward" : " backward") << ": [" << b.lo << ", " << b.hi
-                    << "] truth " << t);
-      // the references are accurate to ~1e-10 relative (quadrature) or exact
-      CHECK(b.lo <= t * (1 + 1e-9));
-      CHECK(t * (1 - 1e-9) <= b.hi);
-      widest = std::max(widest, (b.hi - b.lo) / t);
-    }
-  }
-  return widest;
 }
 
 /// theta_T under one fixed schedule of affine maps (quadratic loss, no projection): mean and

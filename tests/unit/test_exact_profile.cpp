@@ -21,18 +21,11 @@ using rdpaudit::config::LossKind;
 using namespace rdpaudit::exact;
 using rdpaudit::test::blog_chain;
 using rdpaudit::test::gaussian_pair_chain;
+using rdpaudit::test::mixture;
 using rdpaudit::test::sampled_gaussian_chain;
 using rdpaudit::test::small_quadratic;
 
 namespace {
-
-GaussianMixture mixture(std::vector<double> w, std::vector<double> m, double var) {
-  GaussianMixture g;
-  g.weights = std::move(w);
-  g.means = std::move(m);
-  g.covariance = {var};
-  return g;
-}
 
 /// Checks the engine's delta and eps brackets of (laws) against the mixtures' exact profile in
 /// both directions; returns the widest delta bracket relative to the truth (truths above 1e-6)

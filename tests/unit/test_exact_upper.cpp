@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../../src/exact/log_convex.hpp"
+#include "exact_support.hpp"
 #include "rdpaudit/audit/cell.hpp"
 #include "rdpaudit/audit/verdict.hpp"
 #include "rdpaudit/exact/chain.hpp"
@@ -21,6 +22,8 @@ using rdpaudit::config::BatchScheme;
 using rdpaudit::config::LossKind;
 using rdpaudit::exact::GaussianMixture;
 using namespace rdpaudit::exact;
+using rdpaudit::test::check_rows;
+using rdpaudit::test::mixture;
 
 namespace {
 
@@ -48,14 +51,6 @@ double log_simpson(const std::function<double(double)>& f, double a, double b, i
   return top + std::log(sum * h / 3.0);
 }
 
-GaussianMixture mixture(std::vector<double> w, std::vector<double> m, double var) {
-  GaussianMixture g;
-  g.weights = std::move(w);
-  g.means = std::move(m);
-  g.covariance = {var};
-  return g;
-}
-
 double mixture_renyi(const GaussianMixture& p, const GaussianMixture& q, double alpha,
                      bool forward) {
   for (const auto& e : rdpaudit::exact::exact_renyi(p, q, {alpha})) {
@@ -63,27 +58,6 @@ double mixture_renyi(const GaussianMixture& p, const GaussianMixture& q, double 
       return e.value;
   }
   return NAN;
-}
-
-/// Every row's upper end at or above the truth and the lower end, the lower end at most the
-/// truth; returns the widest (upper - lower) / truth at orders up to 16 (the engine's target;
-/// beyond, the lower end's cells may not reach the tilted law).
-double check_rows(const std::vector<RenyiBracketRow>& rows,
-                  const std::function<double(double, bool)>& truth) {
-  double widest = 0;
-  for (const RenyiBracketRow& r : rows) {
-    for (bool fwd : {true, false}) {
-      const Bracket b = fwd ? r.forward : r.backward;
-      const double t = truth(r.alpha, fwd);
-      INFO("alpha " << r.alpha << (fwd ? " forward" : " backward") << ": [" << b.lo << ", " << b.hi
-                    << "] truth " << t);
-      CHECK(b.lo <= t * (1 + 1e-9));
-      CHECK(t * (1 - 1e-9) <= b.hi);
-      CHECK(b.lo <= b.hi);
-      if (r.alpha <= 16) widest = std::max(widest, (b.hi - b.lo) / t);
-    }
-  }
-  return widest;
 }
 
 /// P(a < Z <= b) without cancellation in either tail.
@@ -223,8 +197,8 @@ TEST_CASE("certified upper ends: a Gaussian pair, step by step and as a location
       const ChainLaws laws = evolve_pair(c, o);
       const double delta = T * c.eta * 2.0, var = T * c.step_std * c.step_std;
       const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16, 32});
-      const double width =
-          check_rows(rows, [&](double a, bool) { return a * delta * delta / (2 * var); });
+      const double width = check_rows(
+          rows, [&](double a, bool) { return a * delta * delta / (2 * var); }, 16);
       INFO((location ? "location mixture" : "step by step") << " T = " << T << ": width " << width);
       CHECK(width < 1e-3);
       const GaussianMixture p = mixture({1.0}, {-delta / 2}, var),
@@ -278,7 +252,7 @@ TEST_CASE("certified upper ends: a clamped pair with atoms against its closed fo
     return (top + std::log(sum)) / (a - 1);
   };
   const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16, 64});
-  const double width = check_rows(rows, renyi);
+  const double width = check_rows(rows, renyi, 16);
   INFO("widest relative bracket " << width);
   CHECK(width < 2e-4);
   // delta(eps): p > e^eps q on one side of the point where the log ratio crosses eps, plus the
@@ -338,7 +312,7 @@ TEST_CASE("certified upper ends: the sampled Gaussian mechanism, now finite at l
       };
       return log_simpson(f, -120.0, 40.0, 400000) / (a - 1);
     };
-    const double width = check_rows(rows, truth);
+    const double width = check_rows(rows, truth, 16);
     INFO((location ? "location mixture" : "step by step") << ": width " << width);
     CHECK(width < 1e-3);
     for (const RenyiBracketRow& r : rows) {
@@ -372,8 +346,8 @@ TEST_CASE("certified upper ends: a location mixture (sampling without replacemen
                                     {0.0, -1.0, -2.0, -3.0}, 3.0),
                         q = mixture({1.0}, {0.0}, 3.0);
   const auto rows = renyi_brackets(laws.d, laws.dprime, {2, 4, 8, 16});
-  const double width =
-      check_rows(rows, [&](double a, bool fwd) { return mixture_renyi(p, q, a, fwd); });
+  const double width = check_rows(
+      rows, [&](double a, bool fwd) { return mixture_renyi(p, q, a, fwd); }, 16);
   INFO("widest relative bracket " << width);
   CHECK(width < 1e-3);
   CHECK(upper_uncertified(laws.d, laws.dprime, density_grid(laws.d, laws.dprime, {}, 16)) == "");
