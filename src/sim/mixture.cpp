@@ -207,8 +207,8 @@ bool enumerate_independent_inclusions(const config::Scenario& s, LastIterateMixt
   return true;
 }
 
-// `patterns` schedules from streams of their own (dataset id 4, independent of the simulated
-// trajectories); schedule k gives component k of D and of D'.
+// `patterns` schedules from streams of their own (dataset D, purpose kPatterns: independent
+// of the simulated trajectories); schedule k gives component k of D and of D'.
 void sample_patterns(const config::Scenario& s, std::uint64_t seed, int patterns,
                      LastIterateMixture& d, LastIterateMixture& dprime) {
   const bool deterministic =
