@@ -67,6 +67,22 @@ inline exact::ChainSpec gaussian_pair_chain(long steps) {
 
 /// The sampled Gaussian mechanism at T = 1: the linear loss, n = 4, b = 1 without
 /// replacement, eta = s = 1; D's record (gradient 2) moves the mean by -2 w.p. 1/4, D''s (0)
+
+/// One projected step of noisy GD on the linear loss onto [-0.05, 0.05], s = 0.04, eta = 0.04,
+/// records +-0.5: N(-+0.02, 0.04^2) clamped, about 10 % of the mass on each boundary atom.
+inline exact::ChainSpec clamped_pair_chain() {
+  exact::ChainSpec c;
+  c.loss = config::LossKind::kLinear;
+  c.eta = 0.04;
+  c.step_std = 0.04;
+  c.clamp_lo = -0.05;
+  c.clamp_hi = 0.05;
+  c.record_d = 0.5;
+  c.record_dprime = -0.5;
+  c.scheme = config::BatchScheme::kFullBatch;
+  c.steps = 1;
+  return c;
+}
 /// not at all: P = 3/4 N(0, 1) + 1/4 N(-2, 1), P' = N(0, 1).
 inline exact::ChainSpec sampled_gaussian_chain() {
   exact::ChainSpec c;

@@ -131,19 +131,7 @@ TEST_CASE("exact engine: the sampled Gaussian mechanism at T = 1 against quadrat
 TEST_CASE("exact engine: a clamped Gaussian pair with boundary atoms against quadrature",
           "[exact]") {
   // one projected step onto [-0.05, 0.05] with s = 0.04: about 10 % of the mass on each atom
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.04;
-  c.step_std = 0.04;
-  c.clamp_lo = -0.05;
-  c.clamp_hi = 0.05;
-  c.record_d = 0.5;
-  c.record_dprime = -0.5;
-  c.n = 1;
-  c.batch = 1;
-  c.scheme = BatchScheme::kFullBatch;
-  c.steps = 1;
-  const ChainLaws laws = evolve_pair(c, {});
+  const ChainLaws laws = evolve_pair(rdpaudit::test::clamped_pair_chain(), {});
   const double mp = -0.02, mq = 0.02, s = 0.04, R = 0.05;
   const auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
   const auto p = [&](double y) { return log_normal_pdf(y, mp, s); };

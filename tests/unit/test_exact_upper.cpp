@@ -18,8 +18,6 @@
 #include "rdpaudit/exact/mixture_profile.hpp"
 #include "rdpaudit/exact/profile.hpp"
 
-using rdpaudit::config::BatchScheme;
-using rdpaudit::config::LossKind;
 using rdpaudit::exact::GaussianMixture;
 using namespace rdpaudit::exact;
 using rdpaudit::test::check_rows;
@@ -184,14 +182,7 @@ TEST_CASE("certified upper ends: a Gaussian pair, step by step and as a location
           "[exact][upper]") {
   for (bool location : {false, true}) {
     for (long T : {1L, 3L}) {
-      ChainSpec c;
-      c.loss = LossKind::kLinear;
-      c.eta = 0.5;
-      c.step_std = 1.0;
-      c.record_d = 1.0;
-      c.record_dprime = -1.0;
-      c.scheme = BatchScheme::kFullBatch;
-      c.steps = T;
+      const ChainSpec c = rdpaudit::test::gaussian_pair_chain(T);
       EngineOptions o;
       o.location_mixture = location;
       const ChainLaws laws = evolve_pair(c, o);
@@ -219,17 +210,7 @@ TEST_CASE("certified upper ends: a Gaussian pair, step by step and as a location
 TEST_CASE("certified upper ends: a clamped pair with atoms against its closed form",
           "[exact][upper]") {
   // one projected step onto [-R, R]: N(mp, s^2) and N(mq, s^2) clamped
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 0.04;
-  c.step_std = 0.04;
-  c.clamp_lo = -0.05;
-  c.clamp_hi = 0.05;
-  c.record_d = 0.5;
-  c.record_dprime = -0.5;
-  c.scheme = BatchScheme::kFullBatch;
-  c.steps = 1;
-  const ChainLaws laws = evolve_pair(c, {});
+  const ChainLaws laws = evolve_pair(rdpaudit::test::clamped_pair_chain(), {});
   const double s = 0.04, R = 0.05;
   const double mean[2] = {-0.02, 0.02};
   // atoms of law k at -R and R
@@ -282,16 +263,7 @@ TEST_CASE("certified upper ends: the sampled Gaussian mechanism, now finite at l
   // sampling without replacement, n = 4, b = 1: D's record moves the mean by 2 w.p. 1/4; the
   // tilted law of order alpha sits near -2 alpha, beyond where the density bounds are in
   // double's range from alpha ~ 16: the tails beyond the points are bounded in closed form
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 1.0;
-  c.step_std = 1.0;
-  c.record_d = 2.0;
-  c.record_dprime = 0.0;
-  c.n = 4;
-  c.batch = 1;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
-  c.steps = 1;
+  const ChainSpec c = rdpaudit::test::sampled_gaussian_chain();
   for (bool location : {false, true}) {
     EngineOptions o;
     o.location_mixture = location;
@@ -330,15 +302,8 @@ TEST_CASE("certified upper ends: a location mixture (sampling without replacemen
           "[exact][upper]") {
   // linear loss, n = 4, b = 1, gradients 1 and 0: theta_3 under D is N(-k, 3) with k ~
   // Binomial(3, 1/4), under D' N(0, 3)
-  ChainSpec c;
-  c.loss = LossKind::kLinear;
-  c.eta = 1.0;
-  c.step_std = 1.0;
+  ChainSpec c = rdpaudit::test::sampled_gaussian_chain();
   c.record_d = 1.0;
-  c.record_dprime = 0.0;
-  c.n = 4;
-  c.batch = 1;
-  c.scheme = BatchScheme::kSampleWithoutReplacement;
   c.steps = 3;
   const ChainLaws laws = evolve_pair(c, {});
   REQUIRE(laws.d.parts.size() >= 1);
