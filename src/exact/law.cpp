@@ -163,16 +163,22 @@ void add_scaled(CellLaw& acc, const CellLaw& law, double weight) {
   acc.total += weight * law.total;
 }
 
-void tighten(CellLaw& law) {
-  double sum_lo = law.outside.lo, sum_hi = law.outside.hi;
+Bracket mass_sums(const CellLaw& law) {
+  Bracket sum{law.outside.lo, law.outside.hi};
   for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
-    sum_lo += law.mass_lo[k];
-    sum_hi += law.mass_hi[k];
+    sum.lo += law.mass_lo[k];
+    sum.hi += law.mass_hi[k];
   }
   for (const PointMass& p : law.points) {
-    sum_lo += p.mass.lo;
-    sum_hi += p.mass.hi;
+    sum.lo += p.mass.lo;
+    sum.hi += p.mass.hi;
   }
+  return sum;
+}
+
+void tighten(CellLaw& law) {
+  const Bracket sums = mass_sums(law);
+  const double sum_lo = sums.lo, sum_hi = sums.hi;
   const double t = law.total;
   // the sums are rounded: a slack far above their rounding error keeps the bounds valid
   const double slack = 1e-12 * t;

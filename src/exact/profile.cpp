@@ -125,15 +125,7 @@ double profile_delta_lower(const CellLaw& p, const CellLaw& q, double epsilon) {
 }
 
 bool brackets_hold_total(const CellLaw& law, std::string& why) {
-  double lo = law.outside.lo, hi = law.outside.hi;
-  for (std::size_t k = 0; k < law.mass_lo.size(); ++k) {
-    lo += law.mass_lo[k];
-    hi += law.mass_hi[k];
-  }
-  for (const PointMass& x : law.points) {
-    lo += x.mass.lo;
-    hi += x.mass.hi;
-  }
+  const auto [lo, hi] = mass_sums(law);
   const double tol = 1e-9 * law.total;
   if (lo <= law.total + tol && hi >= law.total - tol) return true;
   why = fmt::format(

@@ -151,6 +151,10 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
 /// acc += weight * law (same grid); bounds and totals add.
 void add_scaled(CellLaw& acc, const CellLaw& law, double weight);
 
+/// The sums of the lower and of the upper mass bounds over the law's cells, its point masses and
+/// its outside mass: [sum of lower, sum of upper], which holds the law's total.
+Bracket mass_sums(const CellLaw& law);
+
 /// Tightens every mass bound with the known total (each mass is at least the total minus
 /// the others' upper bounds and at most the total minus their lower bounds) and every
 /// moment bound with |D_k| <= P(C_k) h / 2.
