@@ -76,6 +76,7 @@ class Accountant(NamedTuple):
     files_sha256: list
     input: str
     output: str
+    how: str = "ran"  # "ran" by this run, or "recorded" from its parts or checkpoint (2.7)
 
 
 class Bounds(NamedTuple):
@@ -381,7 +382,7 @@ class Results:
             a = _attrs(group[name])
             out.append(Accountant(a["bound"], list(a["command"]), a["directory"],
                                   list(a.get("files", [])), list(a.get("files_sha256", [])),
-                                  a["input"], a["output"]))
+                                  a["input"], a["output"], a.get("how", "ran")))
         return out
 
     def walk(self):

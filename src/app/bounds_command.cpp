@@ -247,7 +247,8 @@ void print_csv(const config::ExperimentSpec& spec, const BoundsArgs& args) {
 int bounds_command(const BoundsArgs& args) {
   config::Overrides evaluate_only;  // the bounds need no simulation: no run-only checks
   evaluate_only.simulated = false;
-  const auto spec = bounds::load_experiment(args.file, evaluate_only);
+  const auto spec =
+      bounds::load_experiment(args.file, evaluate_only, bounds::consent_from(args.allow_commands));
   if (args.csv) {
     print_csv(spec, args);
     return 0;

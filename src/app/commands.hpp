@@ -17,6 +17,7 @@ namespace rdpaudit::app {
 struct RunArgs {
   std::string file, output;
   int threads = 0;
+  bool allow_commands = false;  ///< --allow-commands: run the file's accountant commands
   double scale = 1.0;  ///< multiplies trajectories, and with them the default pilot (--scale)
   config::Overrides overrides;
   std::string command_line;
@@ -50,6 +51,7 @@ std::string csv(const std::string& s);
 struct SearchArgs {
   std::string file, output, trace;
   int threads = 0;
+  bool allow_commands = false;
 };
 /// `rdpaudit search FILE -o FOUND.toml`: the adversary search of the file's [search] table,
 /// evaluated exactly, or by a plug-in on streams of its own where the exact engines do not
@@ -73,6 +75,15 @@ void collective(const std::function<void()>& f);
 /// Before any work: `out` must not be a directory (from_option: it came from -o); creates its
 /// parent directories. Throws InputError otherwise.
 void check_output_path(const std::string& out, bool from_option);
+
+/// The files a run of `spec` reads besides the program itself: the experiment file, every
+/// values_file, and every file an accountant command names (resolved as they are read).
+std::vector<std::string> input_files(const config::ExperimentSpec& spec);
+
+/// Throws InputError(key, out) when `out` is one of `inputs` (the same path, or the same file
+/// by another name): a run never replaces what it reads.
+void refuse_reading_as_output(const std::string& out, const std::string& key,
+                              const std::vector<std::string>& inputs);
 
 /// The OpenMP threads of this process: `requested` (--threads), or all when 0. Set as the
 /// default of every parallel region, the estimation's too, not only the simulation's.
@@ -100,6 +111,7 @@ struct BoundsArgs {
   double epsilon = -1;         ///< >= 0: also print delta(epsilon) of every bound
   bool show_reasons = true;
   bool csv = false;  ///< machine-readable rows instead of tables
+  bool allow_commands = false;
 };
 int bounds_command(const BoundsArgs& args);
 

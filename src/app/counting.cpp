@@ -9,6 +9,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/par/team.hpp"
+#include "rdpaudit/sim/simulate.hpp"
 #include "rdpaudit/tally/flat.hpp"
 
 namespace rdpaudit::app {
@@ -33,30 +34,76 @@ Counting::Counting(const config::ExperimentSpec& spec, CountingPlan plan, Progre
       prepared_(spec.scenarios.size(), false),
       next_(spec.scenarios.size(), {-1, -1}),
       restored_(spec.scenarios.size()),
+      pilots_(spec.scenarios.size()),
       credited_(spec.scenarios.size(), false),
       slab_(std::max<std::int64_t>(4096, 4096 * plan_.threads * par::size())),
       last_checkpoint_(now_seconds()) {}
 
 void Counting::restore(const io::RunState& state) {
-  // Rank 0 read the file: every rank learns the positions, rank 0 keeps the counts.
+  // Rank 0 read the file: every rank learns the positions and an unfinished pilot's rows (each
+  // needs them to place the cells), rank 0 keeps the counts.
   look_ = static_cast<int>(par::broadcast(state.look));
   for (std::size_t i = 0; i < next_.size(); ++i) {
+    const config::Scenario& s = spec_.scenarios[i];
     for (int k = 0; k < 2; ++k) {
-      const std::int64_t mine = i < state.scenarios.size() ? state.scenarios[i].next[k] : -1;
-      next_[i][static_cast<std::size_t>(k)] = par::broadcast(mine);
+      const auto ku = static_cast<std::size_t>(k);
+      const std::int64_t mine = i < state.scenarios.size() ? state.scenarios[i].next[ku] : -1;
+      next_[i][ku] = par::broadcast(mine);
+      const std::vector<double> rows = par::allgather(
+          i < state.scenarios.size() ? state.scenarios[i].pilot[ku] : std::vector<double>{});
+      const std::int64_t pilot = sim::pilot_trajectories(s);
+      const auto made = static_cast<std::int64_t>(rows.size()) / s.dim;
+      if (rows.empty()) continue;
+      if (made * s.dim != static_cast<std::int64_t>(rows.size()) || made > pilot) {
+        throw InputError("--resume", plan_.checkpoint,
+                         fmt::format("scenario {}: {} pilot values, not whole rows of d = {} "
+                                     "up to {} rows (a damaged checkpoint)",
+                                     s.index, rows.size(), s.dim, pilot));
+      }
+      Pilot& p = pilots_[i];
+      if (p.rows[ku].rows() == 0) p.rows[ku].resize(pilot, s.dim);
+      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      p.rows[ku].topRows(made) = Eigen::Map<const RowMajor>(rows.data(), made, s.dim);
+      p.made[ku] = made;
     }
     if (i < state.scenarios.size()) restored_[i] = state.scenarios[i];
+  }
+}
+
+void Counting::make_pilot(const config::Scenario& s) {
+  const auto i = static_cast<std::size_t>(s.index);
+  Pilot& p = pilots_[i];
+  const std::int64_t pilot = sim::pilot_trajectories(s);
+  // D's pilot first, then D''s, as choose_cells makes them (the rows are their ids' anyway).
+  for (std::size_t k = 0; k < 2; ++k) {
+    if (p.rows[k].rows() == 0) p.rows[k].resize(pilot, s.dim);
+    // Rows restored from a checkpoint count as done, once.
+    if (progress_ && p.made[k] > 0) progress_->advance(p.made[k] * s.steps);
+    while (p.made[k] < pilot) {
+      const double start = now_seconds();
+      const std::int64_t n = std::min(pilot - p.made[k], slab_);
+      const Eigen::MatrixXd rows = pilot_slab(s, spec_.seed, static_cast<int>(k), p.made[k], n);
+      stop_if_requested();  // before the rows join: a checkpoint has whole slabs only
+      p.rows[k].middleRows(p.made[k], n) = rows;
+      p.made[k] += n;
+      if (progress_) progress_->advance(n * s.steps);
+      const double took = now_seconds() - start;
+      p.seconds += took;
+      next_slab_size(n, took);
+      between_slabs();
+    }
   }
 }
 
 ScenarioRun& Counting::prepared(const config::Scenario& s, std::int64_t planned) {
   const auto i = static_cast<std::size_t>(s.index);
   if (prepared_[i]) return runs_[i];
-  runs_[i] = choose_cells(s, spec_.seed, planned, progress_);
-  if (par::any(stop_requested())) {  // interrupted during the pilot: stop before counting
-    if (par::root()) write_checkpoint();
-    throw Stopped{plan_.checkpoint};
-  }
+  make_pilot(s);
+  const double start = now_seconds();
+  Pilot& p = pilots_[i];
+  runs_[i] = cells_from_pilot(s, planned, p.rows[0], p.rows[1]);
+  runs_[i].tallies.seconds = p.seconds + (now_seconds() - start);
+  p = Pilot{};  // the cells hold what the counting needs of it
   prepared_[i] = true;
   if (par::root() && !restored_[i].cells.empty()) {
     const std::string cells = tally::fingerprint(runs_[i].binning);
@@ -99,16 +146,24 @@ void Counting::count_slab(const config::Scenario& s, int dataset, std::int64_t f
   const double start = now_seconds();
   ScenarioRun& run = runs_[static_cast<std::size_t>(s.index)];
   tally::Tally mine = count_share(s, spec_.seed, run, dataset, first, n, progress_);
-  if (par::any(stop_requested())) {  // the slab is incomplete somewhere: drop it everywhere
-    if (par::root()) write_checkpoint();
-    throw Stopped{plan_.checkpoint};
-  }
+  stop_if_requested();  // the slab is incomplete somewhere: drop it everywhere
   append_shares(s, run, dataset, std::move(mine), n, progress_);
+  const double took = now_seconds() - start;
+  run.tallies.seconds += took;  // pilot and counting, as the results file reports them
+  next_slab_size(n, took);
+}
+
+void Counting::stop_if_requested() {
+  if (!par::any(stop_requested())) return;
+  if (par::root()) write_checkpoint();
+  throw Stopped{plan_.checkpoint};
+}
+
+void Counting::next_slab_size(std::int64_t n, double took) {
   // The next slab lasts about kSlabSeconds (never less than half or more than four times
   // this one); rank 0's clock decides for every rank.
-  const double took = std::max(1e-3, now_seconds() - start);
-  run.tallies.seconds += took;  // pilot and counting, as the results file reports them
-  const auto scaled = static_cast<std::int64_t>(static_cast<double>(n) * kSlabSeconds / took);
+  const auto scaled =
+      static_cast<std::int64_t>(static_cast<double>(n) * kSlabSeconds / std::max(1e-3, took));
   slab_ = par::broadcast(std::clamp<std::int64_t>(scaled, std::max<std::int64_t>(1024, n / 2),
                                                   std::max<std::int64_t>(4096, 4 * n)));
 }
@@ -131,6 +186,14 @@ io::RunState Counting::state(const std::string& kind) const {
       x.cells = tally::fingerprint(runs_[i].binning);
       x.tally = {tally::flatten(runs_[i].tallies.d), tally::flatten(runs_[i].tallies.dprime)};
       x.next = next_[i];
+    } else if (pilots_[i].made[0] + pilots_[i].made[1] > 0) {
+      const Pilot& p = pilots_[i];  // its pilot is being made
+      x.next = {-1, -1};
+      for (std::size_t k = 0; k < 2; ++k) {
+        using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        const RowMajor made = p.rows[k].topRows(p.made[k]);
+        x.pilot[k].assign(made.data(), made.data() + made.size());
+      }
     } else {
       x = restored_[i];  // not reached yet after a resume (or empty)
       if (x.cells.empty()) x.next = {-1, -1};

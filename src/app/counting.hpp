@@ -4,8 +4,9 @@
 //
 // A scenario's trajectories are counted in slabs of consecutive ids, per dataset, by step 3 of
 // the scenario pass (scenario_pass.hpp: each rank a share, appended on rank 0 in rank order).
-// Between slabs rank 0 may write the checkpoint (every `checkpoint_every` seconds, and when an
-// interrupt asks the run to stop).
+// The pilot is made in slabs too (per dataset, ids 0, 1, ...). Between slabs, pilot or count,
+// rank 0 may write the checkpoint (every `checkpoint_every` seconds, and when an interrupt asks
+// the run to stop): an interrupt loses at most one slab of work, wherever it falls.
 #pragma once
 
 #include <array>
@@ -41,8 +42,9 @@ class Counting {
   int look() const { return look_; }
   void set_look(int look) { look_ = look; }
 
-  /// Steps 1-2 of the pass of scenario s (once): the pilot and the cells, for a first round of
-  /// `planned` trajectories; after a resume, the checkpoint's counts put into those cells.
+  /// Steps 1-2 of the pass of scenario s (once): the pilot in slabs (continuing a checkpoint's
+  /// rows) and the cells, for a first round of `planned` trajectories; after a resume, the
+  /// checkpoint's counts put into those cells.
   ScenarioRun& prepared(const config::Scenario& s, std::int64_t planned);
   /// Counts ids up to `end` of both datasets of s, from where its counting stands (its part's
   /// first id when nothing is counted yet).
@@ -58,8 +60,19 @@ class Counting {
   double checkpoint_seconds() const { return checkpoint_seconds_; }
 
  private:
+  void make_pilot(const config::Scenario& s);
   void count_slab(const config::Scenario& s, int dataset, std::int64_t first, std::int64_t n);
+  void stop_if_requested();
+  void next_slab_size(std::int64_t n, double took);
   void between_slabs();
+
+  /// A scenario's pilot while it is made: per dataset, the rows so far (rows() x d, the full
+  /// pilot allocated) and how many are made.
+  struct Pilot {
+    std::array<Eigen::MatrixXd, 2> rows;
+    std::array<std::int64_t, 2> made{0, 0};
+    double seconds = 0;
+  };
 
   const config::ExperimentSpec& spec_;
   CountingPlan plan_;
@@ -68,6 +81,7 @@ class Counting {
   std::vector<bool> prepared_;
   std::vector<std::array<std::int64_t, 2>> next_;  ///< per scenario and dataset; -1: none yet
   std::vector<io::ScenarioState> restored_;        ///< counts waiting for their scenario's cells
+  std::vector<Pilot> pilots_;                      ///< per scenario, until its cells are chosen
   std::vector<bool> credited_;  ///< progress advanced for the counts found at a resume
   int look_ = 1;
   std::int64_t slab_ = 0;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "commands.hpp"
 #include "counting.hpp"
+#include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/activity.hpp"
@@ -35,6 +37,18 @@ void print_scenarios(const config::ExperimentSpec& spec) {
     fmt::print("{:>4}  {:<10} {:<27} {:>2} {:>6} {:>4} {:>8} {:>9.4g} {:>10.4g}  {}\n", s.index,
                config::to_string(s.loss), config::to_string(s.scheme), s.dim, s.n(), s.batch_size,
                s.steps, s.eta, s.step_std, app::describe_point(s));
+  }
+}
+
+// What validate did with each accountant command: ran it, or (without consent) listed it with
+// the SHA-256 of the files it names.
+void print_commands(const config::ExperimentSpec& spec) {
+  for (const auto& run : spec.accountant_runs) {
+    std::string argv;
+    for (const auto& a : run.command) argv += (argv.empty() ? "" : " ") + a;
+    fmt::print("custom bound {}: command `{}` in {} {}\n", run.bound, argv, run.directory,
+               run.how == "listed" ? "not run (no --allow-commands)" : "ran");
+    for (const auto& [name, hash] : run.file_sha256) fmt::print("  {}  sha256 {}\n", name, hash);
   }
 }
 
@@ -110,6 +124,9 @@ int run_main(int argc, char** argv) {
   run->add_flag("--resume", run_args.resume,
                 "continue from the checkpoint <output>.ckpt of an interrupted run (same file, "
                 "options and build)");
+  run->add_flag("--allow-commands", run_args.allow_commands,
+                "run the programs the experiment file names ([[bounds.custom]] command); also "
+                "RDPAUDIT_ALLOW_COMMANDS=1");
   run->add_option("--checkpoint-every", run_args.checkpoint_every,
                   "seconds between checkpoints to <output>.ckpt (default 300; 0: only when "
                   "interrupted)");
@@ -144,6 +161,10 @@ int run_main(int argc, char** argv) {
   auto* validate =
       cli.add_subcommand("validate", "check an experiment file and list its scenarios");
   validate->add_option("FILE", file, "experiment file (TOML)")->required();
+  bool validate_commands = false;
+  validate->add_flag("--allow-commands", validate_commands,
+                     "run the programs the file names (else they are listed with the SHA-256 of "
+                     "their files, not run); also RDPAUDIT_ALLOW_COMMANDS=1");
 
   app::BoundsArgs bounds_args;
   bool only_applicable = false;
@@ -158,6 +179,9 @@ int run_main(int argc, char** argv) {
   bounds->add_option("--epsilon", bounds_args.epsilon,
                      "also print delta at this epsilon and the order that attains it");
   bounds->add_flag("--applicable", only_applicable, "omit bounds that do not apply");
+  bounds->add_flag("--allow-commands", bounds_args.allow_commands,
+                   "run the programs the experiment file names ([[bounds.custom]] command); also "
+                   "RDPAUDIT_ALLOW_COMMANDS=1");
   bounds->add_flag("--csv", bounds_args.csv,
                    "CSV rows: scenario, sweep point, scheme, K, T, j0, bound, kind, adjacency, "
                    "alpha, value, reason if n/a (+ epsilon/delta columns with --delta/--epsilon)");
@@ -176,6 +200,9 @@ int run_main(int argc, char** argv) {
   search->add_option("--trace", search_args.trace,
                      "CSV of every evaluated point (default: the output with .trace.csv)");
   search->add_option("--threads", search_args.threads, "OpenMP threads (default: all)");
+  search->add_flag("--allow-commands", search_args.allow_commands,
+                   "run the programs the experiment file names ([[bounds.custom]] command); also "
+                   "RDPAUDIT_ALLOW_COMMANDS=1");
 
   try {
     cli.parse(argc, argv);
@@ -211,7 +238,11 @@ int run_main(int argc, char** argv) {
     }
     if (*validate) {
       const rdpaudit::Activity reading("reading the experiment file " + file);
-      print_scenarios(rdpaudit::bounds::load_experiment(file));
+      const auto spec = rdpaudit::bounds::load_experiment(
+          file, {},
+          rdpaudit::bounds::consent_from(validate_commands, rdpaudit::bounds::CommandUse::kList));
+      print_scenarios(spec);
+      print_commands(spec);
       fmt::print("ok\n");
       return 0;
     }
@@ -279,8 +310,10 @@ int run_main(int argc, char** argv) {
     // Every rank stops together (Counting decides it collectively): rank 0 says so, and
     // every rank ends normally.
     if (rdpaudit::par::root()) {
-      std::fprintf(stderr, "rdpaudit: stopped; the counts so far are in %s; continue with\n  %s\n",
-                   stop.checkpoint.c_str(), resume.c_str());
+      std::fprintf(
+          stderr,
+          "rdpaudit: stopped; the work so far (pilot and counts) is in %s; continue with\n  %s\n",
+          stop.checkpoint.c_str(), resume.c_str());
     }
     return 130;
   } catch (const app::QuietExit& e) {
@@ -310,6 +343,9 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full
+  // disk (nothing half-written), instead of SIGXFSZ ending the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     rdpaudit::io::hdf5_start();
   } catch (const rdpaudit::ResourceError& e) {

@@ -57,6 +57,17 @@ std::vector<io::RunState> read_parts(const std::vector<std::string>& paths) {
   return parts;
 }
 
+bool same_runs(const std::vector<config::AccountantRun>& a,
+               const std::vector<config::AccountantRun>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].bound != b[k].bound || a[k].command != b[k].command || a[k].input != b[k].input ||
+        a[k].output != b[k].output)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int merge_command(const MergeArgs& args) {
@@ -69,8 +80,15 @@ int merge_command(const MergeArgs& args) {
   }
   const std::vector<io::RunState> parts = read_parts(args.parts);
   const io::RunIdentity& id = parts.front().identity;
-  const config::ExperimentSpec spec =
-      bounds::parse_experiment(id.config_text, id.config_path, id.overrides);
+  for (const auto& p : parts) {  // every part ran the same commands and got the same answers
+    if (!same_runs(p.identity.accountant_runs, id.accountant_runs))
+      throw InputError("merge", fmt::format("part {}/{}", p.identity.part, p.identity.parts),
+                       "its accountant commands answered differently from part 1's");
+  }
+  // A part file's commands never run: their values are the outputs recorded with them.
+  const config::ExperimentSpec spec = bounds::parse_experiment(
+      id.config_text, id.config_path, id.overrides,
+      bounds::CommandPolicy{bounds::CommandUse::kRecorded, id.accountant_runs});
   if (spec.config_sha256 != id.config_sha256 || spec.seed != id.seed ||
       spec.trajectories != id.trajectories) {
     throw InputError("merge", args.parts.front(),

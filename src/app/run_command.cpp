@@ -132,10 +132,46 @@ void check_output_path(const std::string& out, bool from_option) {
         "is a directory; name the results file, e.g. " + (fs::path(out) / "results.h5").string());
   }
   io::check_output_name(out, key);  // <out>.ckpt.tmp within NAME_MAX
+  // Nothing but a regular file (or nothing) where rdpaudit will write: a link, a device or a
+  // FIFO is refused before any work, not replaced after it.
+  for (const char* suffix : {"", ".tmp", ".ckpt", ".ckpt.tmp"})
+    io::refuse_irregular_target(out + suffix, key + (*suffix ? std::string(" + ") + suffix : ""));
   const auto parent = fs::path(out).parent_path();
   if (!parent.empty() && !fs::create_directories(parent, ec) && ec) {
     throw InputError(key, out,
                      "its directory " + parent.string() + " cannot be created: " + ec.message());
+  }
+}
+
+std::vector<std::string> input_files(const config::ExperimentSpec& spec) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(spec.source_path).parent_path();
+  const auto beside = [&folder](const std::string& name) {
+    const fs::path p(name);
+    return (p.is_relative() ? folder / p : p).string();
+  };
+  std::vector<std::string> files{spec.source_path};
+  for (const auto& run : spec.accountant_runs)
+    for (const auto& [name, hash] : run.file_sha256) files.push_back(beside(name));
+  if (!spec.scenarios.empty()) {
+    for (const auto& c : spec.scenarios.front().bounds.custom)
+      if (!c.values_file.empty()) files.push_back(beside(c.values_file));
+    for (const auto& c : spec.scenarios.front().profile.claims)
+      if (!c.values_file.empty()) files.push_back(beside(c.values_file));
+  }
+  return files;
+}
+
+void refuse_reading_as_output(const std::string& out, const std::string& key,
+                              const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  for (const std::string& in : inputs) {
+    std::error_code ec_out, ec_in, ec;
+    const fs::path a = fs::weakly_canonical(out, ec_out), b = fs::weakly_canonical(in, ec_in);
+    const bool same = (!ec_out && !ec_in && a == b) || fs::equivalent(out, in, ec);
+    if (same)
+      throw InputError(
+          key, out, "names " + in + ", which this command reads; name a new file for its output");
   }
 }
 
@@ -166,6 +202,7 @@ io::RunIdentity identity_of(const config::ExperimentSpec& spec, const RunArgs& a
   id.part = args.part;
   id.parts = args.parts;
   id.tool = fmt::format("{} ({})", build_info::tool_version, build_info::git_hash);
+  id.accountant_runs = spec.accountant_runs;  // merge uses these outputs, running nothing
   return id;
 }
 
@@ -190,25 +227,32 @@ io::RunState checkpoint_to_resume(const std::string& path, const io::RunIdentity
   return st;
 }
 
-// What a resume continues from: how many trajectories per dataset the checkpoint holds.
-std::string resumed_text(const io::RunState& st, const std::string& checkpoint) {
-  std::int64_t counted = 0, started = 0;
-  for (const auto& sc : st.scenarios) {  // ints[0] of a flat tally is its trajectory count
-    std::int64_t here = 0;
+// What a resume continues from: how many pilot trajectories and counted trajectories (both
+// datasets) the checkpoint holds.
+std::string resumed_text(const io::RunState& st, const std::string& checkpoint,
+                         const config::ExperimentSpec& spec) {
+  std::int64_t counted = 0, piloted = 0, started = 0;
+  for (std::size_t i = 0; i < st.scenarios.size(); ++i) {
+    const auto& sc = st.scenarios[i];
+    std::int64_t here = 0;  // ints[0] of a flat tally is its trajectory count
     for (const auto& t : sc.tally) here += t.ints.empty() ? 0 : t.ints[0];
+    if (!sc.cells.empty()) piloted += 2 * sim::pilot_trajectories(spec.scenarios.at(i));
+    for (const auto& rows : sc.pilot)
+      piloted += static_cast<std::int64_t>(rows.size()) / spec.scenarios.at(i).dim;
     counted += here;
-    if (here > 0) ++started;
+    if (here > 0 || !sc.cells.empty() || !sc.pilot[0].empty()) ++started;
   }
   return fmt::format(
-      "rdpaudit: resuming from {}: {} trajectories already counted (both datasets, {} of {} "
-      "scenario(s) started, look {}); counting on from there",
-      checkpoint, counted, started, st.scenarios.size(), st.look);
+      "rdpaudit: resuming from {}: {} pilot and {} counted trajectories kept (both datasets, {} "
+      "of {} scenario(s) started, look {}); going on from there",
+      checkpoint, piloted, counted, started, st.scenarios.size(), st.look);
 }
 
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  const config::ExperimentSpec spec = bounds::load_experiment(args.file, args.overrides);
+  const config::ExperimentSpec spec =
+      bounds::load_experiment(args.file, args.overrides, bounds::consent_from(args.allow_commands));
   if (args.until_decided && args.max_trajectories < spec.trajectories) {
     throw InputError(
         "--max-trajectories", std::to_string(args.max_trajectories),
@@ -229,11 +273,10 @@ int run_command(const RunArgs& args) {
                        : "results/" + spec.name + ".h5";
   collective([&] {
     if (par::root()) check_output_path(out, !args.output.empty());
-    std::error_code ec;  // the results would replace the experiment file being read
-    if (out == args.file || std::filesystem::equivalent(out, args.file, ec))
-      throw InputError(
-          "-o", out,
-          "names the experiment file being read, " + args.file + "; name a results file");
+    // The results (or their checkpoint) would replace a file being read.
+    const std::string key = args.output.empty() ? "experiment.name" : "-o";
+    refuse_reading_as_output(out, key, input_files(spec));
+    refuse_reading_as_output(out + ".ckpt", key, input_files(spec));
   });
   const int threads = use_threads(args.threads);
   const io::RunIdentity identity = identity_of(spec, args);
@@ -267,7 +310,7 @@ int run_command(const RunArgs& args) {
   Counting counting(spec, plan, &progress);
   if (args.resume) {
     counting.restore(resumed);
-    if (par::root()) std::fprintf(stderr, "%s\n", resumed_text(resumed, checkpoint).c_str());
+    if (par::root()) std::fprintf(stderr, "%s\n", resumed_text(resumed, checkpoint, spec).c_str());
   }
   stop_gracefully_on_interrupt(true);
 

@@ -20,18 +20,6 @@ tally::Tally& side(ScenarioRun& run, int dataset) {
   return dataset == 0 ? run.tallies.d : run.tallies.dprime;
 }
 
-// The pilot's last iterates of one dataset, the same rows on every rank.
-Eigen::MatrixXd pilot_rows(const config::Scenario& s, std::uint64_t seed, sim::Dataset dataset,
-                           std::int64_t rows) {
-  if (par::size() == 1) return sim::simulate_last_iterates(s, seed, dataset, 0, rows);
-  const sim::TrajectoryIds mine = rank_share(0, rows);
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const RowMajor part = sim::simulate_last_iterates(s, seed, dataset, mine.first, mine.count);
-  const std::vector<double> all =
-      par::allgather(std::vector<double>(part.data(), part.data() + part.size()));
-  return Eigen::Map<const RowMajor>(all.data(), rows, s.dim);
-}
-
 }  // namespace
 
 sim::TrajectoryIds rank_share(std::int64_t first, std::int64_t count) {
@@ -39,20 +27,39 @@ sim::TrajectoryIds rank_share(std::int64_t first, std::int64_t count) {
   return {begin, end - begin};
 }
 
-ScenarioRun choose_cells(const config::Scenario& s, std::uint64_t seed, std::int64_t planned,
-                         Progress* progress) {
-  const auto start = std::chrono::steady_clock::now();
+Eigen::MatrixXd pilot_slab(const config::Scenario& s, std::uint64_t seed, int dataset,
+                           std::int64_t first, std::int64_t count) {
+  const sim::Dataset which = dataset == 0 ? sim::kPilotD : sim::kPilotDPrime;
+  if (par::size() == 1) return sim::simulate_last_iterates(s, seed, which, first, count);
+  const sim::TrajectoryIds mine = rank_share(first, count);
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMajor part = sim::simulate_last_iterates(s, seed, which, mine.first, mine.count);
+  const std::vector<double> all =
+      par::allgather(std::vector<double>(part.data(), part.data() + part.size()));
+  return Eigen::Map<const RowMajor>(all.data(), count, s.dim);
+}
+
+ScenarioRun cells_from_pilot(const config::Scenario& s, std::int64_t planned,
+                             const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime) {
   // One pilot on streams of its own places the plot histograms and the estimators' score
   // cells: independent of every counted trajectory.
-  const std::int64_t pilot = sim::pilot_trajectories(s);
-  const Eigen::MatrixXd pilot_d = pilot_rows(s, seed, sim::kPilotD, pilot);
-  const Eigen::MatrixXd pilot_dprime = pilot_rows(s, seed, sim::kPilotDPrime, pilot);
   ScenarioRun run;
   run.binning = sim::plot_binning(s, pilot_d, pilot_dprime);
   run.selection = estimate::select_scenario(s, pilot_d, pilot_dprime, planned, run.binning);
-  if (progress) progress->advance(2 * pilot * s.steps);
   run.tallies.d = tally::Tally(run.binning, 0);
   run.tallies.dprime = tally::Tally(run.binning, 0);
+  return run;
+}
+
+ScenarioRun choose_cells(const config::Scenario& s, std::uint64_t seed, std::int64_t planned,
+                         Progress* progress) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t pilot = sim::pilot_trajectories(s);
+  // D's pilot first, then D''s (statements: the order the rows are made in).
+  const Eigen::MatrixXd pilot_d = pilot_slab(s, seed, 0, 0, pilot);
+  const Eigen::MatrixXd pilot_dprime = pilot_slab(s, seed, 1, 0, pilot);
+  ScenarioRun run = cells_from_pilot(s, planned, pilot_d, pilot_dprime);
+  if (progress) progress->advance(2 * pilot * s.steps);
   run.tallies.seconds = seconds_since(start);
   return run;
 }

@@ -10,7 +10,8 @@
 //   4. estimate estimate::estimate_scenario from the counts (rank 0);
 //   5. audit    the Auditor's cells for the scenario's bounds and claims (rank 0).
 //
-// run calls 1-2 once per scenario (Counting::prepared, also after a resume), 3 in slabs up to
+// run calls 1 in slabs (a checkpoint can fall between them) and 2 once per scenario
+// (Counting::prepared, also after a resume), 3 in slabs up to
 // each look (Counting::count_to, which writes checkpoints between slabs), 4-5 at every look;
 // merge calls 1-2, takes the counts of 3 from the part files, then 4-5. The split of ids over
 // ranks is made here only (rank_share), and the threads of every step are the process's
@@ -40,9 +41,20 @@ struct ScenarioRun {
 /// pilot and every slab are split over ranks.
 sim::TrajectoryIds rank_share(std::int64_t first, std::int64_t count);
 
-/// Steps 1 and 2 on every rank: the pilot, the plot cells and the score cells chosen for
-/// `planned` trajectories per dataset (the run's first round, whatever share of it this
-/// process counts); tallies with zero counts. Advances `progress` by the pilot's steps.
+/// Step 1, a slab of it: the pilot's last iterates of trajectories [first, first + count) of
+/// one dataset (0: D, 1: D'), count x d, the same rows on every rank (each simulates a share).
+/// A pilot computed in slabs has the rows of one computed whole (each row is its id's).
+Eigen::MatrixXd pilot_slab(const config::Scenario& s, std::uint64_t seed, int dataset,
+                           std::int64_t first, std::int64_t count);
+
+/// Step 2 on every rank from the whole pilot (pilot_trajectories(s) rows per dataset): the plot
+/// cells and the score cells chosen for `planned` trajectories per dataset (the run's first
+/// round, whatever share of it this process counts); tallies with zero counts.
+ScenarioRun cells_from_pilot(const config::Scenario& s, std::int64_t planned,
+                             const Eigen::MatrixXd& pilot_d, const Eigen::MatrixXd& pilot_dprime);
+
+/// Steps 1 and 2 at once (merge; run takes them in slabs, Counting::prepared). Advances
+/// `progress` by the pilot's steps.
 ScenarioRun choose_cells(const config::Scenario& s, std::uint64_t seed, std::int64_t planned,
                          Progress* progress);
 

@@ -3,11 +3,15 @@
 // point, by a plug-in on samples of its own streams, its trace printed and written as CSV, and the
 // chosen adversary written as an ordinary experiment file that `rdpaudit run` audits on fresh
 // streams (docs/methods.md, "Searching for the worst adversary").
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +22,7 @@
 #include "rdpaudit/config/sweep.hpp"
 #include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/search/evaluate.hpp"
 #include "rdpaudit/search/method.hpp"
 #include "rdpaudit/search/spec.hpp"
@@ -44,15 +49,28 @@ std::string direction_name(int d) {
 // Written to `path`.tmp and renamed: a reader never sees half a file, a failure leaves none.
 void write_file(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
+  io::refuse_irregular_target(tmp, "temporary");
+  std::remove(tmp.c_str());  // a regular file a killed run left
+  // Exclusive: a symbolic link planted at the temporary is never followed.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw ResourceError(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int e = errno;
+      ::close(fd);
       std::remove(tmp.c_str());
-      throw ResourceError(fmt::format("cannot write {}", tmp));
+      throw ResourceError(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
     }
+    done += static_cast<std::size_t>(w);
   }
+  if (::close(fd) != 0) {
+    std::remove(tmp.c_str());
+    throw ResourceError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  }
+  io::refuse_irregular_target(path, "output");
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw ResourceError(fmt::format("cannot rename {} to {}", tmp, path));
@@ -105,6 +123,9 @@ int search_command(const SearchArgs& args) {
           ? std::filesystem::path(args.output).replace_extension(".trace.csv").string()
           : args.trace;
   if (trace_path == args.output) throw InputError("--trace", args.trace, "must differ from -o");
+  check_output_path(trace_path, true);
+  refuse_reading_as_output(args.output, "-o", {args.file});
+  refuse_reading_as_output(trace_path, "--trace", {args.file});
   use_threads(args.threads);
 
   std::vector<search::Axis> axes;
@@ -123,7 +144,8 @@ int search_command(const SearchArgs& args) {
                        "parameter of [search]");
     }
     try {
-      return bounds::parse_experiment(search::to_text(point), args.file);
+      return bounds::parse_experiment(search::to_text(point), args.file, {},
+                                      bounds::consent_from(args.allow_commands));
     } catch (const InputError& e) {
       if (e.key().empty()) throw;
       throw InputError(e.key(), e.value(),
@@ -281,7 +303,8 @@ int search_command(const SearchArgs& args) {
       trace_path);
   const std::string found_text = head + header_comments(text) + "\n" + search::to_text(found);
   // The found file must read back as the same scenario (it is what `run` will audit).
-  (void)bounds::parse_experiment(found_text, args.output);
+  (void)bounds::parse_experiment(found_text, args.output, {},
+                                 bounds::CommandPolicy{bounds::CommandUse::kList, {}});
 
   write_file(trace_path, table);
   write_file(args.output, found_text);

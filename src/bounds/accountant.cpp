@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 #include "accountant_json.hpp"
@@ -95,6 +98,41 @@ struct TableTarget {
   std::function<std::vector<double>&(config::Scenario&)> values;
 };
 
+constexpr std::uintmax_t kMaxValuesFileBytes = std::uintmax_t{64} << 20;
+
+/// A cell of a values file as a message may quote it: only what could be a key, a name or a
+/// number (a file named by mistake is never echoed, whatever it holds).
+std::string shown_cell(const std::string& cell) {
+  const bool plain = cell.size() <= 40 && std::all_of(cell.begin(), cell.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+                              c == '+' || c == '-';
+                     });
+  return plain ? "\"" + cell + "\"" : "(not shown: not a name or a number)";
+}
+
+/// The lookup key of a row: its swept cells (a number by its value, a text key as written)
+/// and its order; equal keys are the same scenario and order.
+std::string row_key(const std::vector<double>& keys, const std::vector<std::string>& text,
+                    double order) {
+  std::string k;
+  const auto add = [&k](double v) {
+    if (v == 0) v = 0;  // -0 is 0
+    char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    k.append(bytes, sizeof v);
+  };
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (std::isnan(keys[i])) {
+      k += 't' + std::to_string(text[i].size()) + ':' + text[i];
+    } else {
+      k += 'n';
+      add(keys[i]);
+    }
+  }
+  add(order);
+  return k;
+}
+
 /// Reads a values_file and fills every scenario's values, one per order.
 void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target) {
   const std::string& key = target.key;
@@ -102,6 +140,13 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
   const std::string& order_column = target.order_column;
   std::filesystem::path path(target.file);
   if (path.is_relative()) path = experiment_folder(spec) / path;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(key, shown, "is not a regular file (" + path.string() + ")");
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxValuesFileBytes)
+    throw InputError(key, shown,
+                     fmt::format("is {} bytes; a values file has at most 64 MiB", bytes));
   std::ifstream in(path);
   if (!in)
     throw InputError(
@@ -125,13 +170,15 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
     std::size_t w = 0;
     while (w < wanted.size() && wanted[w] != header[h]) ++w;
     if (w == wanted.size()) {
-      throw InputError(key, shown,
-                       fmt::format("line {}: unknown column \"{}\" (the columns are the swept "
-                                   "keys, {} and value: {})",
-                                   number, header[h], order_column, quoted_list(wanted)));
+      throw InputError(
+          key, shown,
+          fmt::format("line {}: unknown column {} (the columns are the swept "
+                      "keys, {} and value: {})",
+                      number, shown_cell(header[h]), order_column, quoted_list(wanted)));
     }
     if (column[w] != header.size())
-      throw InputError(key, shown, fmt::format("line {}: column \"{}\" twice", number, header[h]));
+      throw InputError(key, shown,
+                       fmt::format("line {}: column {} twice", number, shown_cell(header[h])));
     column[w] = h;
   }
   for (std::size_t w = 0; w < wanted.size(); ++w) {
@@ -143,6 +190,7 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
     }
   }
   std::vector<CsvRow> rows;
+  std::unordered_map<std::string, std::size_t> index;
   while (std::getline(in, line)) {
     ++number;
     if (trim(line).empty() || trim(line)[0] == '#') continue;
@@ -162,11 +210,12 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
       if (!v && !text_key) {
         throw InputError(
             key, shown,
-            fmt::format("line {}: {} = \"{}\" is not a number", number, wanted[w], cell));
+            fmt::format("line {}: {} = {} is not a number", number, wanted[w], shown_cell(cell)));
       }
       if (w == wanted.size() - 1 && target.finite_only && !std::isfinite(*v)) {
-        throw InputError(key, shown,
-                         fmt::format("line {}: value = \"{}\" is not a finite eps", number, cell));
+        throw InputError(
+            key, shown,
+            fmt::format("line {}: value = {} is not a finite eps", number, shown_cell(cell)));
       }
       if (w < swept.size()) {
         row.keys.push_back(text_key ? kNaN : *v);
@@ -175,16 +224,13 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
         (w == swept.size() ? row.alpha : row.value) = *v;
       }
     }
-    for (const CsvRow& prev : rows) {
-      bool same = prev.alpha == row.alpha;
-      for (std::size_t k = 0; same && k < swept.size(); ++k)
-        same = std::isnan(row.keys[k]) ? prev.key_text[k] == row.key_text[k]
-                                       : prev.keys[k] == row.keys[k];
-      if (same) {
-        throw InputError(key, shown,
-                         fmt::format("line {}: a second row for the scenario and {} of line {}",
-                                     number, order_column, prev.line));
-      }
+    // One hash lookup a row and a cell: 10^5 scenarios x orders take no longer to match
+    // than to read.
+    const auto [at, fresh] = index.emplace(row_key(row.keys, row.key_text, row.alpha), rows.size());
+    if (!fresh) {
+      throw InputError(key, shown,
+                       fmt::format("line {}: a second row for the scenario and {} of line {}",
+                                   number, order_column, rows[at->second].line));
     }
     rows.push_back(std::move(row));
   }
@@ -192,15 +238,14 @@ void resolve_values_file(config::ExperimentSpec& spec, const TableTarget& target
     std::vector<double>& mine = target.values(s);
     mine.clear();
     for (double alpha : target.orders(s)) {
-      const CsvRow* found = nullptr;
-      for (const CsvRow& row : rows) {
-        bool match = row.alpha == alpha;
-        for (std::size_t k = 0; match && k < swept.size(); ++k) {
-          const config::SweepValue& sv = s.sweep_point[k];
-          match = std::isnan(sv.number) ? row.key_text[k] == sv.text : row.keys[k] == sv.number;
-        }
-        if (match) found = &row;
+      std::vector<double> keys;
+      std::vector<std::string> text;
+      for (const config::SweepValue& sv : s.sweep_point) {
+        keys.push_back(sv.number);
+        text.push_back(sv.text);
       }
+      const auto at = index.find(row_key(keys, text, alpha));
+      const CsvRow* found = at == index.end() ? nullptr : &rows[at->second];
       if (!found) {
         std::string where;
         for (const config::SweepValue& sv : s.sweep_point)
@@ -248,7 +293,39 @@ std::string file_sha256(const std::filesystem::path& path) {
   return h.hex();
 }
 
-void resolve_command(config::ExperimentSpec& spec, std::size_t i) {
+// The values of custom bound i from the output recorded with the same bound, command and input
+// (the checkpoint or part file's): no program runs.
+void use_recorded_output(config::ExperimentSpec& spec, std::size_t i, const CommandPolicy& policy,
+                         config::AccountantRun record) {
+  const std::string key = custom_key(i, "command");
+  const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
+  const auto same = [&](const config::AccountantRun& r) {
+    return r.bound == record.bound && r.command == record.command && r.input == record.input &&
+           r.how != "listed";
+  };
+  const auto found = std::find_if(policy.recorded.begin(), policy.recorded.end(), same);
+  if (found == policy.recorded.end()) {
+    throw InputError(key, quoted_list(c.command),
+                     "has no recorded output for this experiment in the file read (rdpaudit "
+                     "never runs a program named in a checkpoint or part file)");
+  }
+  std::vector<std::vector<double>> values;
+  try {
+    values = parse_accountant_output(found->output, spec.scenarios.size(),
+                                     spec.scenarios.front().bounds.alphas.size());
+  } catch (const std::runtime_error& e) {
+    throw InputError(key, quoted_list(c.command),
+                     std::string("its recorded output is not a values document: ") + e.what());
+  }
+  for (std::size_t s = 0; s < spec.scenarios.size(); ++s)
+    spec.scenarios[s].bounds.custom[i].values = values[s];
+  record.output = found->output;
+  record.file_sha256 = found->file_sha256;  // the files as they were when it ran
+  record.how = "recorded";
+  spec.accountant_runs.push_back(std::move(record));
+}
+
+void resolve_command(config::ExperimentSpec& spec, std::size_t i, const CommandPolicy& policy) {
   const config::CustomBoundText& c = spec.scenarios.front().bounds.custom[i];
   const std::string key = custom_key(i, "command");
   const std::string shown = quoted_list(c.command);
@@ -265,6 +342,19 @@ void resolve_command(config::ExperimentSpec& spec, std::size_t i) {
       record.file_sha256.emplace_back(arg, file_sha256(p));
   }
   record.input = accountant_input_json(spec, i);
+  if (policy.use == CommandUse::kRefuse) {
+    throw InputError(
+        key, shown, fmt::format("names a program to run in {}; {}", folder.string(), kConsentHint));
+  }
+  if (policy.use == CommandUse::kList) {
+    record.how = "listed";
+    spec.accountant_runs.push_back(std::move(record));
+    return;  // its values stay NaN: not applicable until it runs
+  }
+  if (policy.use == CommandUse::kRecorded) {
+    use_recorded_output(spec, i, policy, std::move(record));
+    return;
+  }
   const CommandResult r =
       run_accountant_command(c.command, folder.string(), record.input, c.timeout_s);
   if (!r.start_error.empty())
@@ -295,6 +385,7 @@ void resolve_command(config::ExperimentSpec& spec, std::size_t i) {
   for (std::size_t s = 0; s < spec.scenarios.size(); ++s)
     spec.scenarios[s].bounds.custom[i].values = values[s];
   record.output = r.out;
+  record.how = "ran";
   spec.accountant_runs.push_back(std::move(record));
 }
 
@@ -318,7 +409,18 @@ CustomBoundSpec custom_bound_spec(const config::CustomBoundText& c,
   return spec;
 }
 
-void resolve_accountant_values(config::ExperimentSpec& spec) {
+const char* const kConsentHint =
+    "rdpaudit runs a program named in an experiment file only with consent: pass "
+    "--allow-commands (or set RDPAUDIT_ALLOW_COMMANDS=1) once you have read it; `rdpaudit "
+    "validate` lists it and the SHA-256 of its files without running it";
+
+CommandPolicy consent_from(bool flag, CommandUse otherwise) {
+  const char* env = std::getenv("RDPAUDIT_ALLOW_COMMANDS");
+  const bool allowed = flag || (env != nullptr && std::string(env) == "1");
+  return CommandPolicy{allowed ? CommandUse::kRun : otherwise, {}};
+}
+
+void resolve_accountant_values(config::ExperimentSpec& spec, const CommandPolicy& policy) {
   if (spec.scenarios.empty()) return;
   const std::vector<double>& alphas = spec.scenarios.front().bounds.alphas;
   const std::size_t count = spec.scenarios.front().bounds.custom.size();
@@ -338,7 +440,7 @@ void resolve_accountant_values(config::ExperimentSpec& spec) {
            [](const config::Scenario& s) -> const std::vector<double>& { return s.bounds.alphas; },
            [i](config::Scenario& s) -> std::vector<double>& { return s.bounds.custom[i].values; }});
     }
-    if (!c.command.empty()) resolve_command(spec, i);
+    if (!c.command.empty()) resolve_command(spec, i, policy);
   }
   const std::size_t claims = spec.scenarios.front().profile.claims.size();
   for (std::size_t i = 0; i < claims; ++i) {

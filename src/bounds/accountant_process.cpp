@@ -18,6 +18,7 @@
 #include "accountant_json.hpp"
 #include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/interrupt.hpp"
 
 extern char** environ;
 
@@ -76,6 +77,7 @@ CommandResult run_accountant_command(const std::vector<std::string>& argv,
     result.start_error = std::strerror(spawned);
     return result;
   }
+  kill_group_on_interrupt(pid);  // a signal to rdpaudit ends the command too
   fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
   int in_fd = input.empty() ? (close(in_pipe[1]), -1) : in_pipe[1];
   int out_fd = out_pipe[0], err_fd = err_pipe[0];
@@ -99,8 +101,11 @@ CommandResult run_accountant_command(const std::vector<std::string>& argv,
     if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
     if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
     const int ready = poll(fds, n, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR)
+    if (ready < 0 && errno != EINTR) {
+      kill(-pid, SIGKILL);
+      kill_group_on_interrupt(0);
       throw ResourceError(std::string("poll on an accountant command: ") + std::strerror(errno));
+    }
     for (nfds_t k = 0; ready > 0 && k < n; ++k) {
       if (fds[k].revents == 0) continue;
       if (fds[k].fd == in_fd) {
@@ -142,6 +147,7 @@ CommandResult run_accountant_command(const std::vector<std::string>& argv,
       }
     }
   }
+  kill_group_on_interrupt(0);
   sigaction(SIGPIPE, &previous, nullptr);
   if (!result.timed_out) result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (result.out.size() >= kMaxOutput)

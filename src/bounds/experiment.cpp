@@ -106,17 +106,18 @@ void check_experiment(const config::ExperimentSpec& spec) {
 }
 
 config::ExperimentSpec parse_experiment(const std::string& text, const std::string& source_name,
-                                        const config::Overrides& overrides) {
+                                        const config::Overrides& overrides,
+                                        const CommandPolicy& commands) {
   config::ExperimentSpec spec = config::parse_experiment(text, source_name, overrides);
-  resolve_accountant_values(spec);
+  resolve_accountant_values(spec, commands);
   check_experiment(spec);
   return spec;
 }
 
-config::ExperimentSpec load_experiment(const std::string& path,
-                                       const config::Overrides& overrides) {
+config::ExperimentSpec load_experiment(const std::string& path, const config::Overrides& overrides,
+                                       const CommandPolicy& commands) {
   config::ExperimentSpec spec = config::load_experiment(path, overrides);
-  resolve_accountant_values(spec);
+  resolve_accountant_values(spec, commands);
   check_experiment(spec);
   return spec;
 }

@@ -38,17 +38,22 @@ Scenario read_scenario(const toml::table& doc, const std::map<std::string, Reade
     }
   }
   Scenario s;
-  read_model(s, r);
-  read_data(s, r);
-  read_adjacency(s, r);
-  read_training(s, r);
-  read_crafted_gradient(s, r);  // a formula is evaluated at every step t < T
-  read_noise(s, r);
-  read_init(s, r);
-  read_tally(s, r);
-  read_bounds(s, r);
-  read_estimate(s, r, trajectories);
-  read_profile(s, r);
+  try {
+    read_model(s, r);
+    read_data(s, r);
+    read_adjacency(s, r);
+    read_training(s, r);
+    read_crafted_gradient(s, r);  // a formula is evaluated at every step t < T
+    read_noise(s, r);
+    read_init(s, r);
+    read_tally(s, r);
+    read_bounds(s, r);
+    read_estimate(s, r, trajectories);
+    read_profile(s, r);
+  } catch (const InputError&) {
+    r.reject_misspelt();  // a typo's consequence ("noise = <missing>") names the typo instead
+    throw;
+  }
   r.reject_unused();
   check_scenario_limits(s, r, trajectories, source);
   return s;
@@ -90,6 +95,13 @@ ExperimentSpec parse_experiment(const std::string& text, const std::string& sour
 
   Reader r(doc);
   spec.name = r.string("experiment.name").value_or(stem(source_name));
+  // The default results file is results/<name>.h5: a name that is a path would write outside
+  // results/ (or into a folder that is not there).
+  const bool plain = !spec.name.empty() && spec.name != "." && spec.name != ".." &&
+                     spec.name.size() <= 200 && spec.name.find('/') == std::string::npos &&
+                     spec.name.find('\0') == std::string::npos;
+  if (!plain)
+    r.fail("experiment.name", "must be a plain file name (no '/', not . or .., at most 200 bytes)");
   spec.description = r.string("experiment.description").value_or("");
   const long seed = r.require_integer("experiment.seed", "random seed >= 0");
   if (seed < 0) r.fail("experiment.seed", "must be >= 0");

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -84,6 +85,7 @@ Reader::Reader(const toml::table& root, std::map<std::string, Swept> swept)
     : root_(root), swept_(std::move(swept)) {}
 
 const toml::node* Reader::node(const std::string& path) const {
+  asked_.insert(path);
   const auto it = swept_.find(path);
   return it != swept_.end() ? it->second.value : root_.at_path(path).node();
 }
@@ -278,11 +280,57 @@ void Reader::reject_unused() const {
         known += (known.empty() ? "" : ", ") + u.substr(udot + 1);
       }
     }
+    const std::string closest = closest_asked(k);
     throw InputError(
         display(k), text(k),
         "unknown key, or not used with this configuration" +
+            (closest.empty() ? std::string() : "; did you mean " + closest + "?") +
             (known.empty() ? std::string() : "; keys read in [" + table + "]: " + known));
   }
+}
+
+void Reader::reject_misspelt() const {
+  std::vector<std::string> keys;
+  collect_keys(root_, "", keys);
+  for (const auto& k : keys) {
+    if (used_.count(k)) continue;
+    const std::string closest = closest_asked(k);
+    if (closest.empty()) continue;
+    throw InputError(display(k), text(k), "unknown key; did you mean " + closest + "?");
+  }
+}
+
+std::string Reader::closest_asked(const std::string& path) const {
+  std::string best;
+  std::size_t best_distance = 3;  // at most 2 edits
+  for (const std::string& asked : asked_) {
+    if (asked == path || root_.at_path(asked).node() != nullptr) continue;  // found: not misspelt
+    // Short names need a closer match: one edit for names of up to 4 characters.
+    const std::size_t limit = std::min(asked.size(), path.size()) <= 4 ? 1 : 2;
+    const std::size_t d = edit_distance(asked, path);
+    if (d <= limit && d < best_distance) {
+      best = asked;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  if (n > 200 || m > 200) return std::max(n, m);  // no typo of a key is that long
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[n][m];
 }
 
 }  // namespace rdpaudit::config

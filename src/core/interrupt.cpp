@@ -1,5 +1,6 @@
 #include "rdpaudit/core/interrupt.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,11 +21,14 @@ struct Slot {
 Slot g_slots[kSlots];
 std::atomic<bool> g_graceful{false};
 std::atomic<bool> g_stop{false};
+std::atomic<int> g_child_group{0};
 constexpr char kStopping[] =
-    "\nrdpaudit: interrupted; stopping the counting and writing a checkpoint (interrupt again "
-    "to stop at once, without one)\n";
+    "\nrdpaudit: interrupted; stopping after this slab of the pilot or the counting and "
+    "writing a checkpoint (interrupt again to stop at once, without one)\n";
 
 extern "C" void on_interrupt(int sig) {
+  const int group = g_child_group.exchange(0);
+  if (group > 0) ::kill(-group, SIGKILL);
   if (g_graceful.load() && !g_stop.exchange(true)) {
     const ssize_t ignored = ::write(STDERR_FILENO, kStopping, sizeof kStopping - 1);
     (void)ignored;
@@ -73,6 +77,11 @@ int remove_on_interrupt(const std::string& path) {
 
 void forget_on_interrupt(int slot) {
   if (slot >= 0 && slot < kSlots) g_slots[slot].armed = false;
+}
+
+void kill_group_on_interrupt(int pgid) {
+  install_once();
+  g_child_group = pgid;
 }
 
 void stop_gracefully_on_interrupt(bool on) {

@@ -10,7 +10,8 @@ namespace rdpaudit {
 
 namespace {
 constexpr double kQuietSeconds = 3.0;
-}
+constexpr double kLogSeconds = 60.0;
+}  // namespace
 
 Progress::Progress(std::int64_t total, bool enabled)
     : total_(total > 0 ? total : 1),
@@ -65,8 +66,12 @@ void Progress::print(std::int64_t done, bool final_line) {
                  elapsed, eta_s);
     if (final_line) std::fputc('\n', stderr);
   } else {
+    // A log gets a line from the first seconds, then one per tenth done or per minute,
+    // whichever comes first; a final line that repeats the last one is skipped.
     const int decile = static_cast<int>(frac * 10);
-    if (decile == last_decile_) return;  // also skips a final line that repeats the last one
+    const bool minute = std::chrono::duration<double>(now - last_).count() >= kLogSeconds;
+    if (printed_ && decile == last_decile_ && (!minute || final_line)) return;
+    last_ = now;
     last_decile_ = decile;
     std::fprintf(stderr, "%s %5.1f%% (%.0fs elapsed, ~%.0fs left)\n", label_.c_str(), 100.0 * frac,
                  elapsed, eta_s);

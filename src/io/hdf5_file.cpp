@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,7 +89,13 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& kind) {
   Handle fapl{check(H5Pcreate(H5P_FILE_ACCESS), &info_, "/", "create file properties"), H5Pclose};
   check_status(H5Pset_fclose_degree(fapl.id, H5F_CLOSE_STRONG), &info_, "/",
                "set the close degree");
-  file_ = H5Fcreate(info_.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id);
+  // The temporary is created exclusively (O_EXCL: a symbolic link planted there is never
+  // followed); a regular file left there by a killed run is removed first, anything else is
+  // refused.
+  refuse_irregular_target(info_.path, kind + " temporary");
+  refuse_irregular_target(path, kind);
+  std::remove(info_.path.c_str());
+  file_ = H5Fcreate(info_.path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.id);
   if (file_ < 0) {
     if (detail::out_of_memory()) detail::fail_memory(&info_, "create the file");
     throw ResourceError(fmt::format("cannot create the {} {}: {}", kind, info_.path,
@@ -133,6 +140,7 @@ void AtomicFile::commit() {
                     "nothing was written at {}",
                     info_.kind, info_.path, std::strerror(errno), info_.final_path));
   }
+  refuse_irregular_target(info_.final_path, info_.kind);  // only onto a regular file or nothing
   if (std::rename(info_.path.c_str(), info_.final_path.c_str()) != 0) {
     throw ResourceError(fmt::format("cannot rename {} to {}: {}", info_.path, info_.final_path,
                                     std::strerror(errno)));
@@ -174,9 +182,38 @@ ReadOnlyFile::~ReadOnlyFile() {
   if (file_ >= 0) H5Fclose(file_);
 }
 
+namespace {
+
+// What a path is, without following a symbolic link: "" when nothing is there or it is a
+// regular file, else a word for it.
+std::string irregular_kind(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  return "not a regular file";
+}
+
+}  // namespace
+
+void refuse_irregular_target(const std::string& path, const std::string& key) {
+  const std::string kind = irregular_kind(path);
+  if (!kind.empty()) {
+    throw InputError(
+        key, path,
+        "is " + kind + "; rdpaudit writes a new file or replaces a regular file, nothing else");
+  }
+}
+
 void check_output_name(const std::string& path, const std::string& key) {
   namespace fs = std::filesystem;
   const fs::path p(path);
+  const std::string last = p.filename().string();
+  if (last.empty() || last == "." || last == "..")
+    throw InputError(key, path, "names a folder; name the file, e.g. " + (p / "x.h5").string());
   const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
   // The longest name rdpaudit makes from it: the checkpoint's temporary, <name>.ckpt.tmp.
   constexpr std::size_t kSuffix = sizeof(".ckpt.tmp") - 1;

@@ -135,7 +135,7 @@ ResultsWriter::ResultsWriter(const std::string& path, const config::ExperimentSp
   root.attr("sweep_mode", spec.sweep_mode);
   root.attr("swept_keys", spec.swept_keys);
   root.attr("scenario_count", static_cast<std::int64_t>(spec.scenarios.size()));
-  write_accountant_records(root, spec);
+  write_accountant_records(root, spec.accountant_runs);
   scenarios_ = root.create_group("scenarios");
 }
 

@@ -7,6 +7,7 @@
 #include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/sha256.hpp"
+#include "rdpaudit/io/accountant_record.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/io/results.hpp"
 
@@ -82,6 +83,12 @@ std::string counts_checksum(const RunState& state) {
   hash_int(h, state.identity.part);
   hash_int(h, state.identity.parts);
   hash_int(h, state.look);
+  for (const config::AccountantRun& run : state.identity.accountant_runs) {
+    hash_text(h, run.bound);
+    for (const std::string& a : run.command) hash_text(h, a);
+    hash_text(h, run.input);
+    hash_text(h, run.output);
+  }
   hash_int(h, static_cast<std::int64_t>(state.scenarios.size()));
   for (const ScenarioState& s : state.scenarios) {
     hash_text(h, s.cells);
@@ -92,6 +99,10 @@ std::string counts_checksum(const RunState& state) {
       h.update(t.ints.data(), t.ints.size() * sizeof(std::int64_t));
       hash_int(h, static_cast<std::int64_t>(t.raw.size()));
       h.update(t.raw.data(), t.raw.size() * sizeof(double));
+    }
+    for (const std::vector<double>& rows : s.pilot) {
+      hash_int(h, static_cast<std::int64_t>(rows.size()));
+      h.update(rows.data(), rows.size() * sizeof(double));
     }
   }
   return h.hex();
@@ -123,6 +134,7 @@ void write_state(const std::string& path, const RunState& state) {
   root.attr("look", state.look);
   root.attr("scenarios", static_cast<std::int64_t>(state.scenarios.size()));
   root.attr("counts_sha256", counts_checksum(state));
+  write_accountant_records(root, id.accountant_runs);
   for (std::size_t i = 0; i < state.scenarios.size(); ++i) {
     const ScenarioState& s = state.scenarios[i];
     Group g = root.create_group(group_name(i, state.scenarios.size()));
@@ -133,6 +145,9 @@ void write_state(const std::string& path, const RunState& state) {
       const tally::FlatTally& t = s.tally[static_cast<std::size_t>(k)];
       g.dataset(fmt::format("{}_ints", side_name(k)), t.ints.data(), shape1(t.ints.size()));
       g.dataset(fmt::format("{}_raw", side_name(k)), t.raw.data(), shape1(t.raw.size()));
+      const std::vector<double>& pilot = s.pilot[static_cast<std::size_t>(k)];
+      if (!pilot.empty())
+        g.dataset(fmt::format("{}_pilot", side_name(k)), pilot.data(), shape1(pilot.size()));
     }
     g.close();
   }
@@ -184,6 +199,7 @@ RunState read_state_unchecked(const ReadOnlyFile& file) {
   const std::int64_t n = root.read_int_attr("scenarios");
   if (n < 1 || n > 100'000) root.fail("@scenarios", std::to_string(n), "a count in [1, 10^5]");
   const std::string checksum = root.read_string_attr("counts_sha256");
+  id.accountant_runs = read_accountant_records(root);
   for (std::int64_t i = 0; i < n; ++i) {
     const Group g =
         root.open_group(group_name(static_cast<std::size_t>(i), static_cast<std::size_t>(n)));
@@ -198,6 +214,8 @@ RunState read_state_unchecked(const ReadOnlyFile& file) {
       tally::FlatTally& t = s.tally[static_cast<std::size_t>(k)];
       t.ints = g.read_ints(fmt::format("{}_ints", side_name(k)));
       t.raw = g.read_doubles(fmt::format("{}_raw", side_name(k)));
+      const std::string pilot = fmt::format("{}_pilot", side_name(k));
+      if (g.has(pilot)) s.pilot[static_cast<std::size_t>(k)] = g.read_doubles(pilot);
     }
     st.scenarios.push_back(std::move(s));
   }

@@ -93,7 +93,7 @@ file(SHA256 ${self_cfg} self_before)
 execute_process(COMMAND ${CLI} run ${self_cfg} -o ${self_cfg} RESULT_VARIABLE rc
                 ERROR_VARIABLE err OUTPUT_QUIET)
 file(SHA256 ${self_cfg} self_after)
-if(NOT rc EQUAL 2 OR NOT err MATCHES "names the experiment file being read"
+if(NOT rc EQUAL 2 OR NOT err MATCHES "which this command reads"
    OR NOT self_before STREQUAL self_after)
   message(FATAL_ERROR "-o = the experiment file: exit status ${rc}, message '${err}'")
 endif()

@@ -10,6 +10,12 @@ Usage: /usr/bin/python3 test_accountant.py RDPAUDIT_CLI SOURCE_DIR WORKDIR
 - bad input (a values list of the wrong length; a CSV with a missing, duplicated or
   non-numeric row or a missing column; a command that hangs, fails or prints garbage): exit 2
   at `validate` and at `run` naming the key or command, nothing written.
+- consent: a command that would create a file creates nothing under `validate` (which lists it
+  and its SHA-256), `run`, `bounds`, `search` and `run --part` without --allow-commands (exit 2,
+  saying how to consent); `merge` of consented parts, without the flag, runs nothing and gives
+  the unsplit run's numbers with the accountant recorded as `how = recorded`; SIGTERM to
+  rdpaudit while a command runs kills the command's process group.
+The runs above consent through RDPAUDIT_ALLOW_COMMANDS=1; the consent section does not.
 """
 
 import hashlib
@@ -23,8 +29,9 @@ import time
 import h5py
 import numpy as np
 
-from checks import check, finish  # this folder
+from checks import SMALL_SEARCH, check, finish  # this folder
 from rdpaudit import load  # PYTHONPATH (tests/CMakeLists.txt) or installed
+from rdpaudit.compare import differences
 
 cli, source, work = sys.argv[1:4]
 shutil.rmtree(work, ignore_errors=True)
@@ -33,8 +40,12 @@ experiments = os.path.join(source, "experiments")
 script = os.path.join(experiments, "accountants", "sgm_rdp.py")
 
 
-def run(*args):
-    return subprocess.run([cli, *args], capture_output=True, text=True)
+CONSENT = dict(os.environ, RDPAUDIT_ALLOW_COMMANDS="1")
+NO_CONSENT = {k: v for k, v in os.environ.items() if k != "RDPAUDIT_ALLOW_COMMANDS"}
+
+
+def run(*args, env=CONSENT):
+    return subprocess.run([cli, *args], capture_output=True, text=True, env=env)
 
 
 def copy_experiment(name, new_name, replace=()):
@@ -73,6 +84,7 @@ with h5py.File(out, "r") as h5:
     check(sorted(acc.keys()) == ["0", "1"], f"accountants {list(acc.keys())}")
     a = acc["0"].attrs
     check(a["bound"] == "sgm_accountant", f"bound {a['bound']}")
+    check(a["how"] == "ran", f"how {a['how']}")
     check(list(a["command"]) == ["/usr/bin/python3", "accountants/sgm_rdp.py"],
           f"command {a['command']}")
     with open(script, "rb") as f:
@@ -221,5 +233,101 @@ command_case("no_program",
              [('command = ["/usr/bin/python3", "accountants/sgm_rdp.py"]',
                'command = ["no-such-accountant"]')],
              "cannot be started", "No such file or directory")
+
+# ---- consent: no program runs from a file without --allow-commands ----
+marker = os.path.join(work, "created_by_command")
+with open(os.path.join(work, "accountants", "touch.py"), "w") as f:
+    f.write("import json, sys\nd = json.load(sys.stdin)\n"
+            f"open({marker!r}, 'a').write('ran\\n')\n"
+            "print(json.dumps({'values': [[1.0] * len(d['orders'])] * len(d['scenarios'])}))\n")
+touch = copy_experiment("accountant_command.toml", "touch.toml",
+                        [('"accountants/sgm_rdp.py"]', '"accountants/touch.py"]')])
+with open(os.path.join(work, "accountants", "touch.py"), "rb") as f:
+    touch_digest = hashlib.sha256(f.read()).hexdigest()
+hint = "--allow-commands"
+r = run("validate", touch, env=NO_CONSENT)
+check(r.returncode == 0 and "not run" in r.stdout and touch_digest in r.stdout and
+      "accountants/touch.py" in r.stdout, f"validate without consent lists: {r.stdout}{r.stderr}")
+out = os.path.join(work, "touch.h5")
+for args in (("run", touch, "-o", out), ("bounds", touch),
+             ("run", touch, "--part", "1/2", "-o", out)):
+    r = run(*args, env=NO_CONSENT)
+    check(r.returncode == 2 and hint in r.stderr and "bounds.custom[0].command" in r.stderr,
+          f"{' '.join(args[:1])} without consent: exit {r.returncode}, {r.stderr!r}")
+    check(not os.path.exists(out), f"{args[0]} without consent wrote {out}")
+search_file = os.path.join(work, "touch_search.toml")
+with open(search_file, "w") as f:  # a search file as tests/cli/search.cmake's, with the command
+    f.write(SMALL_SEARCH + """[[bounds.custom]]
+name = "touching"
+command = ["/usr/bin/python3", "accountants/touch.py"]
+""")
+found = os.path.join(work, "touch_found.toml")
+r = run("search", search_file, "-o", found, env=NO_CONSENT)
+check(r.returncode == 2 and hint in r.stderr and "bounds.custom[0].command" in r.stderr and
+      not os.path.exists(found), f"search without consent: exit {r.returncode}, {r.stderr!r}")
+check(not os.path.exists(marker), "a command ran without consent")
+
+# Consented parts merged without consent: nothing runs (the script is gone by then), the
+# numbers are the unsplit run's.
+os.makedirs(os.path.join(work, "split", "accountants"))
+shutil.copy(script, os.path.join(work, "split", "accountants"))
+split = os.path.join(work, "split", "acct.toml")
+shutil.copy(os.path.join(experiments, "accountant_command.toml"), split)
+whole = os.path.join(work, "whole.h5")
+r = run("run", split, "-o", whole, "--threads", "1")
+check(r.returncode == 0, f"whole run: {r.stderr}")
+parts = []
+for i in (1, 2):
+    parts.append(os.path.join(work, f"part{i}.h5"))
+    r = run("run", split, "--part", f"{i}/2", "-o", parts[-1], "--threads", "1")
+    check(r.returncode == 0, f"part {i}: {r.stderr}")
+os.remove(os.path.join(work, "split", "accountants", "sgm_rdp.py"))
+merged = os.path.join(work, "merged.h5")
+r = run("merge", *parts, "-o", merged, env=NO_CONSENT)
+check(r.returncode == 0, f"merge without consent: exit {r.returncode}, {r.stderr}")
+if r.returncode == 0 and os.path.exists(whole):
+    with h5py.File(whole, "r") as a, h5py.File(merged, "r") as b:
+        check(b["accountants"]["0"].attrs["how"] == "recorded",
+              f"merged how {b['accountants']['0'].attrs['how']}")
+        check(a["accountants"]["0"].attrs["output"] == b["accountants"]["0"].attrs["output"],
+              "merged accountant output as recorded")
+    diff = [d for d in differences(whole, merged) if "@how:" not in d]
+    check(diff == [], f"merged differs from the whole run: {diff[:5]}")
+    r1, r2 = run("check", whole), run("check", merged)
+    check(r1.returncode == r2.returncode == 0, f"check whole {r1.returncode}, merged {r2.returncode}")
+
+# SIGTERM while a command runs: the command's whole process group dies with rdpaudit.
+pidfile = os.path.join(work, "sleeper.pid")
+with open(os.path.join(work, "accountants", "sleeper.py"), "w") as f:
+    f.write("import os, subprocess, sys, time\n"
+            "child = subprocess.Popen(['sleep', '120'])\n"
+            f"open({pidfile!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+            "time.sleep(120)\n")
+sleeper = copy_experiment("accountant_command.toml", "sleeper.toml",
+                          [('"accountants/sgm_rdp.py"]\ntimeout_s = 60',
+                            '"accountants/sleeper.py"]\ntimeout_s = 300')])
+proc = subprocess.Popen([cli, "run", sleeper, "-o", os.path.join(work, "sleeper.h5")],
+                        env=CONSENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = time.monotonic() + 60
+while not os.path.exists(pidfile) and time.monotonic() < deadline:
+    time.sleep(0.1)
+time.sleep(0.3)
+proc.terminate()
+proc.wait(timeout=30)
+check(proc.returncode != 0, f"rdpaudit ended with {proc.returncode} after SIGTERM")
+pids = [int(x) for x in open(pidfile).read().split()] if os.path.exists(pidfile) else []
+check(len(pids) == 2, f"the sleeper wrote its pids: {pids}")
+time.sleep(0.5)
+for pid in pids:
+    alive = True
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat") as f:
+            alive = f.read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        alive = False
+    check(not alive, f"process {pid} of the command outlived rdpaudit")
+    if alive:
+        os.kill(pid, 9)
 
 finish()

@@ -171,8 +171,19 @@ counting = os.path.join(work, "counting.h5")
 proc = subprocess.Popen([cli, "run", cfg, "-o", counting, "--trajectories", "200000000",
                          "--threads", "1", "--checkpoint-every", "0.2"],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-deadline = time.time() + 60
-while not os.path.exists(counting + ".ckpt") and time.time() < deadline:
+
+
+def holds_counts(path):
+    """Whether the checkpoint at `path` is past the pilot (the first ones may be in it)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return len(f["0000/D_ints"]) > 0
+    except (OSError, KeyError):
+        return False  # not there yet, or replaced while being read
+
+
+deadline = time.time() + 120
+while not holds_counts(counting + ".ckpt") and time.time() < deadline:
     time.sleep(0.05)
 proc.send_signal(signal.SIGINT)  # the checkpoint written on the way out holds counts
 proc.wait(timeout=60)

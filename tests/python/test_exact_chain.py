@@ -23,7 +23,7 @@ subprocess.run([cli, "run", config, "-o", out, "--threads", "2"], check=True,
                stdout=subprocess.DEVNULL)
 
 with load(out) as r:
-    check(r.format_version == (2, 6), f"format version {r.format_version}")
+    check(r.format_version == (2, 7), f"format version {r.format_version}")
     s = r.scenarios[0]
     rows = s.estimates(method="exact-chain")
     alphas = s.group["estimates"]["alpha_grid"][()]

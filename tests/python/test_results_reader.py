@@ -68,7 +68,7 @@ with load(out) as r:
     check(jc.sum() == 2000, "2-D histogram total")
     check(s.samples("D").shape == (50, 2), "raw samples")
     check(s.covariance("D").shape == (2, 2), "covariance")
-    check(r.format_version == (2, 6), f"format version {r.format_version}")
+    check(r.format_version == (2, 7), f"format version {r.format_version}")
     check(str(r.attrs["generator"]).startswith("generator 7:"), "generator named")
     rows = s.estimates()
     check(len(rows) > 0, "estimates stored")

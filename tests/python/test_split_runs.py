@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+import h5py
+
 from checks import check, finish  # this folder
 from rdpaudit.compare import differences  # PYTHONPATH (tests/CMakeLists.txt) or installed
 
@@ -189,6 +191,41 @@ for sig, delays in ((signal.SIGINT, (0.5,)), (signal.SIGKILL, (0.3, 1.5))):
         run(*base, "-o", out, "--resume")
     same(ref, out, f"{sig.name} then --resume")
     check(not os.path.exists(out + ".ckpt"), f"{sig.name}: the finished run removes its checkpoint")
+
+# Interrupted in the pilot: a pilot of 3e6 trajectories per dataset made in slabs, the first
+# checkpoint (after a second) falls in it. SIGINT keeps the pilot's rows made so far (the
+# checkpoint holds them, the resume says so), as does SIGKILL after a periodic checkpoint; the
+# resumed run gives the numbers of the uninterrupted one.
+cfg = os.path.join(work, "pilot.toml")
+open(cfg, "w").write(EXPERIMENTS["quadratic"].replace("epochs = [1, 3]", "epochs = 12")
+                     .replace("n = 20", "n = 50").replace("pilot = 20000", "pilot = 3000000")
+                     .replace("trajectories = 9000", "trajectories = 20000"))
+base = ["run", cfg, "--threads", "2", "--checkpoint-every", "1"]
+ref = os.path.join(work, "pilot_ref.h5")
+run(*base, "-o", ref)
+for sig in (signal.SIGINT, signal.SIGKILL):
+    out = os.path.join(work, f"pilot_{sig.name}.h5")
+    proc = subprocess.Popen([cli, *base, "-o", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not os.path.exists(out + ".ckpt") and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    expected = 130 if sig == signal.SIGINT else -signal.SIGKILL
+    check(proc.returncode == expected, f"pilot {sig.name}: status {proc.returncode} ({err[-300:]})")
+    if sig == signal.SIGINT:
+        check("the work so far (pilot and counts) is in" in err, f"pilot SIGINT message: {err!r}")
+    with h5py.File(out + ".ckpt", "r") as f:
+        kept = sum(f[g][k].shape[0] for g in f for k in f[g] if k.endswith("_pilot"))
+        counted = sum(int(f[g][k][0]) for g in f for k in f[g] if k.endswith("_ints")
+                      and f[g][k].shape[0] > 0)
+    check(kept > 0 and counted == 0,
+          f"pilot {sig.name}: the checkpoint keeps {kept} pilot rows, {counted} counted")
+    done = run(*base, "-o", out, "--resume")
+    check(f"{kept} pilot and 0 counted trajectories kept" in done.stderr,
+          f"pilot {sig.name}: the resume says what it kept: {done.stderr.strip()[:300]}")
+    same(ref, out, f"pilot {sig.name} then --resume")
 
 # Bad input: exit 2, a message naming the argument, nothing written.
 bad = os.path.join(work, "bad.h5")

@@ -17,12 +17,35 @@ namespace rdpaudit::bounds {
 CustomBoundSpec custom_bound_spec(const config::CustomBoundText& c,
                                   const std::vector<double>& alphas);
 
+/// What may happen to a custom bound's `command` (docs/bounds.md section 5, "Consent"): an
+/// experiment file or a part file can come from someone else, so rdpaudit runs the program it
+/// names only when the user says so.
+enum class CommandUse {
+  kRefuse,    ///< a command is an input error naming the key and how to consent (the default)
+  kList,      ///< record the command and its files' SHA-256 without running it (validate)
+  kRun,       ///< run it (consent: --allow-commands or RDPAUDIT_ALLOW_COMMANDS=1)
+  kRecorded,  ///< use the output recorded with the same command and input (merge, resume)
+};
+
+struct CommandPolicy {
+  CommandUse use = CommandUse::kRefuse;
+  /// kRecorded: the runs recorded in the file being continued or merged.
+  std::vector<config::AccountantRun> recorded;
+};
+
+/// kRun when `flag` is set or the environment has RDPAUDIT_ALLOW_COMMANDS=1, else `otherwise`.
+CommandPolicy consent_from(bool flag, CommandUse otherwise = CommandUse::kRefuse);
+
+/// The text that says how to consent, for messages.
+extern const char* const kConsentHint;
+
 /// Fills every scenario's custom bounds' `values` from their `values_file` (matched by the
 /// swept keys and alpha) and `command` (run once for the whole experiment, every scenario in
-/// one JSON document; each run is recorded in spec.accountant_runs). Throws InputError naming
-/// the key, and the command with the first lines of its stderr, on any problem. Idempotent
-/// only in the sense that it runs each command again: call it once per loaded experiment.
-void resolve_accountant_values(config::ExperimentSpec& spec);
+/// one JSON document, as `policy` allows; each run or listing is recorded in
+/// spec.accountant_runs). Throws InputError naming the key, and the command with the first
+/// lines of its stderr, on any problem. Runs each command again when called again: call it
+/// once per loaded experiment.
+void resolve_accountant_values(config::ExperimentSpec& spec, const CommandPolicy& policy);
 
 /// The JSON document written on the stdin of custom bound `bound`'s command (docs/bounds.md).
 std::string accountant_input_json(const config::ExperimentSpec& spec, std::size_t bound);
@@ -43,7 +66,8 @@ struct CommandResult {
 };
 
 /// Runs argv (argv[0] looked up in PATH when it has no '/') in `directory`, writes `input`
-/// on its stdin, collects stdout and stderr, and kills its process group after `timeout_s`.
+/// on its stdin, collects stdout and stderr, and kills its process group after `timeout_s`
+/// or when SIGINT or SIGTERM ends rdpaudit (core/interrupt.hpp).
 CommandResult run_accountant_command(const std::vector<std::string>& argv,
                                      const std::string& directory, const std::string& input,
                                      double timeout_s);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "rdpaudit/bounds/accountant.hpp"
 #include "rdpaudit/config/load.hpp"
 #include "rdpaudit/config/scenario.hpp"
 
@@ -16,12 +17,15 @@ namespace rdpaudit::bounds {
 void check_experiment(const config::ExperimentSpec& spec);
 
 /// config::parse_experiment, then resolve_accountant_values (reads every custom bound's
-/// values_file, runs every custom bound's command once), then check_experiment.
+/// values_file; runs every custom bound's command once, lists it or uses its recorded output,
+/// as `commands` allows: by default a command is refused), then check_experiment.
 config::ExperimentSpec parse_experiment(const std::string& text, const std::string& source_name,
-                                        const config::Overrides& overrides = {});
+                                        const config::Overrides& overrides = {},
+                                        const CommandPolicy& commands = {});
 
 /// config::load_experiment, then resolve_accountant_values, then check_experiment.
 config::ExperimentSpec load_experiment(const std::string& path,
-                                       const config::Overrides& overrides = {});
+                                       const config::Overrides& overrides = {},
+                                       const CommandPolicy& commands = {});
 
 }  // namespace rdpaudit::bounds

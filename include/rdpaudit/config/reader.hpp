@@ -60,14 +60,29 @@ class Reader {
   /// The value at `path` as written in TOML (or "<missing>").
   std::string text(const std::string& path) const;
 
-  /// Raises InputError for the first key in the document that no read touched.
+  /// Raises InputError for the first key in the document that no read touched, with the
+  /// closest key the reads asked for ("did you mean noise.sigma2?") when one is close.
   void reject_unused() const;
+
+  /// Raises InputError for the first key in the document that no read touched and that is a
+  /// likely misspelling of a key the reads asked for and did not find (edit distance <= 2, a
+  /// transposition counting 1: `sigam2` for `sigma2`, `[trainig]` for `[training]`). Called
+  /// when a read failed, so that "noise = <missing>" is not reported for `noise.sigam2`.
+  void reject_misspelt() const;
 
  private:
   const toml::node* node(const std::string& path) const;
+  /// The key the reads asked for that `path` (in the document, unread) most likely misspells;
+  /// empty when none is within the distance.
+  std::string closest_asked(const std::string& path) const;
   const toml::table& root_;
   std::map<std::string, Swept> swept_;
   std::set<std::string> used_;
+  mutable std::set<std::string> asked_;  ///< every path looked up, found or not
 };
+
+/// Optimal-string-alignment distance: insertions, deletions, substitutions and transpositions
+/// of adjacent characters, each 1.
+std::size_t edit_distance(const std::string& a, const std::string& b);
 
 }  // namespace rdpaudit::config

@@ -253,6 +253,9 @@ struct AccountantRun {
   /// (argument as written, SHA-256) of each argument that names an existing regular file.
   std::vector<std::pair<std::string, std::string>> file_sha256;
   std::string input, output;  ///< the JSON written on its stdin, read from its stdout
+  /// "ran" (this process ran it), "recorded" (its output was read from the checkpoint or part
+  /// file the run continues), "listed" (validate without consent: not run, no output).
+  std::string how;
 };
 
 /// A whole experiment file, parsed and expanded.

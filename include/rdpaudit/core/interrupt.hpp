@@ -15,6 +15,11 @@ int remove_on_interrupt(const std::string& path);
 /// The slot's path is finished (renamed) or already removed.
 void forget_on_interrupt(int slot);
 
+/// While a program rdpaudit started runs in its own process group `pgid` (an accountant
+/// command): SIGINT or SIGTERM kills that group (SIGKILL) before anything else, so that no
+/// program outlives the run that started it. 0: none runs.
+void kill_group_on_interrupt(int pgid);
+
 /// While a run can checkpoint: the first SIGINT or SIGTERM only sets stop_requested() (the
 /// counting loop stops at once, a checkpoint is written and the run ends with a message
 /// saying how to resume); a second one ends the process as above.

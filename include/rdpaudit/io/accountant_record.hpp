@@ -3,13 +3,20 @@
 // of its values can be reproduced from the results file alone (docs/results-format.md).
 #pragma once
 
+#include <vector>
+
 #include "rdpaudit/config/scenario.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 
 namespace rdpaudit::io {
 
-/// Writes /accountants/<k> (k = 0, 1, ... in the order of the custom bounds) under `root`;
-/// nothing when the experiment runs no command.
-void write_accountant_records(const Group& root, const config::ExperimentSpec& spec);
+/// Writes /accountants/<k> (k = 0, 1, ... in the order of the custom bounds) under `root`:
+/// bound, command, directory, files, files_sha256, input, output and how ("ran": this process
+/// ran it; "recorded": read from the checkpoint or part files it continues); nothing when
+/// there is no run.
+void write_accountant_records(const Group& root, const std::vector<config::AccountantRun>& runs);
+
+/// What write_accountant_records wrote (empty when `root` has no /accountants).
+std::vector<config::AccountantRun> read_accountant_records(const Group& root);
 
 }  // namespace rdpaudit::io

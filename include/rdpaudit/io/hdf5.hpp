@@ -148,6 +148,11 @@ class ReadOnlyFile {
 /// InputError(key, path, ...) naming the limit when they would not.
 void check_output_name(const std::string& path, const std::string& key);
 
+/// Throws InputError(key, path) when something other than a regular file is at `path` (not
+/// following a symbolic link): a link, a directory, a device, a FIFO. Nothing, or a regular
+/// file, passes.
+void refuse_irregular_target(const std::string& path, const std::string& key);
+
 /// Call first in main, before any other HDF5 use: it starts the library and this thread's
 /// error stack while memory is there (HDF5 crashes when it cannot allocate them later, under a
 /// memory limit), and the library then ends where hdf5_finish() says, not in an exit handler.

@@ -22,7 +22,8 @@ inline constexpr int kFormatMajor = 2;  // 2: verdicts that keep certain and sta
 //      cells' exact_method and within_exact_bracket.
 // 2.5: Gaussian-DP mu (estimates/gdp, claims/mu, /audit/cells/quantity).
 // 2.6: built-in privacy-profile bounds, rows of kind "profile theorem" in claims/ and /audit.
-inline constexpr int kFormatMinor = 6;
+// 2.7: /accountants/K@how (ran, or recorded from parts or a checkpoint).
+inline constexpr int kFormatMinor = 7;
 
 /// The group of scenario `index` among `count` (/scenarios/<name>): zero-padded to the width
 /// of the largest index, at least 4 digits ("0007"; "00007" among more than 10^4 scenarios),

@@ -5,8 +5,10 @@
 // Layout (HDF5): root attributes (filetype "rdpaudit-state", state_format, kind, identity,
 // look, counts_sha256), one group per scenario "0000", ... with attributes cells (the
 // binning's fingerprint), next_d, next_dprime, and datasets {D,Dprime}_ints and
-// {D,Dprime}_raw. counts_sha256 is the SHA-256 of the counts and of what identifies them
-// (counts_checksum): a file changed after it was written is refused, never resumed or merged.
+// {D,Dprime}_raw (and {D,Dprime}_pilot while its pilot is unfinished), and /accountants as in a
+// results file (io/accountant_record.hpp). counts_sha256 is the SHA-256 of the counts and of what
+// identifies them (counts_checksum): a file changed after it was written is refused, never resumed
+// or merged.
 #pragma once
 
 #include <array>
@@ -20,7 +22,9 @@
 
 namespace rdpaudit::io {
 
-inline constexpr std::int64_t kStateFormat = 2;  // 2: counts_sha256
+// 2: counts_sha256; 3: the accountant commands' recorded runs (/accountants, as in results);
+// 4: an unfinished pilot's rows ({D,Dprime}_pilot)
+inline constexpr std::int64_t kStateFormat = 4;
 
 /// What must agree before two counting states may be added or continued.
 struct RunIdentity {
@@ -31,6 +35,8 @@ struct RunIdentity {
   std::string schedule;           ///< "single run" or the sequential audit's budget and margin
   int part = 1, parts = 1;
   std::string tool;  ///< tool version and git hash: the generator and the kernels
+  /// The accountant commands' runs (their outputs): merge uses them and runs nothing.
+  std::vector<config::AccountantRun> accountant_runs;
 
   /// The first field that differs, as "name: here vs there"; empty when they agree.
   /// `compare_part` = false for parts of one run (merge).
@@ -41,6 +47,9 @@ struct ScenarioState {
   std::string cells;                   ///< tally::fingerprint of the binning the counts belong to
   std::array<std::int64_t, 2> next{};  ///< per dataset (D, D'): ids below were counted
   std::array<tally::FlatTally, 2> tally;
+  /// While the scenario's pilot is unfinished (cells empty): per dataset, the last iterates of
+  /// the pilot trajectories made so far, ids 0, 1, ..., row-major rows x d.
+  std::array<std::vector<double>, 2> pilot;
 };
 
 struct RunState {
