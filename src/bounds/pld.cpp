@@ -365,44 +365,45 @@ struct Query {
   double value;
 };
 
-/// One evaluation at grid spacing h: both ends, the worse of the orders.
-std::optional<Interval> evaluate(const std::vector<Pair>& orders, long T, const Query& query,
-                                 double h, const Options& opt) {
-  Interval r;
-  r.discretisation = h;
-  for (const Pair& pair : orders) {
-    const Grid g = single_grid(pair, h, opt.tail_mass);
-    if (static_cast<double>(g.hi - g.lo) > 4.0 * static_cast<double>(opt.max_fft_size)) {
-      return std::nullopt;
-    }
-    const std::optional<Composed> up =
-        compose(pessimistic_pmf(pair, h, g), T, opt.tail_mass, opt.max_fft_size);
-    if (!up) return std::nullopt;
-    const std::optional<Composed> low =
-        compose(optimistic_pmf(pair, h, g), T, opt.tail_mass, opt.max_fft_size);
-    if (!low) return std::nullopt;
-    const double up_slack = up->tail + up->roundoff;
-    const double low_slack = -(low->tail + low->roundoff);
-    double u, l;
-    if (query.epsilon) {
-      u = epsilon_of(*up, up_slack, query.value);
-      l = epsilon_of(*low, low_slack, query.value);
-    } else {
-      u = delta_of(*up, up_slack, query.value);
-      l = delta_of(*low, low_slack, query.value);
-    }
-    // A relative margin for the rounding of the sums (T = 1 on a grid point: both ends are
-    // the exact value up to rounding).
-    u = query.epsilon ? u * (1.0 + kRoundingMargin) : std::min(1.0, u * (1.0 + kRoundingMargin));
-    l *= 1.0 - kRoundingMargin;
-    r.upper = std::max(r.upper, u);
-    r.lower = std::max(r.lower, std::min(l, u));
-    r.fft_size = std::max(r.fft_size, up->fft_size);
+/// One evaluation of one ordered pair at grid spacing h: both ends (nullopt when an FFT would
+/// be longer than max_fft_size).
+std::optional<Interval> evaluate(const Pair& pair, long T, const Query& query, double h,
+                                 const Options& opt) {
+  const Grid g = single_grid(pair, h, opt.tail_mass);
+  if (static_cast<double>(g.hi - g.lo) > 4.0 * static_cast<double>(opt.max_fft_size)) {
+    return std::nullopt;
   }
+  const std::optional<Composed> up =
+      compose(pessimistic_pmf(pair, h, g), T, opt.tail_mass, opt.max_fft_size);
+  if (!up) return std::nullopt;
+  const std::optional<Composed> low =
+      compose(optimistic_pmf(pair, h, g), T, opt.tail_mass, opt.max_fft_size);
+  if (!low) return std::nullopt;
+  const double up_slack = up->tail + up->roundoff;
+  const double low_slack = -(low->tail + low->roundoff);
+  double u, l;
+  if (query.epsilon) {
+    u = epsilon_of(*up, up_slack, query.value);
+    l = epsilon_of(*low, low_slack, query.value);
+  } else {
+    u = delta_of(*up, up_slack, query.value);
+    l = delta_of(*low, low_slack, query.value);
+  }
+  // A relative margin for the rounding of the sums (T = 1 on a grid point: both ends are
+  // the exact value up to rounding).
+  Interval r;
+  r.upper =
+      query.epsilon ? u * (1.0 + kRoundingMargin) : std::min(1.0, u * (1.0 + kRoundingMargin));
+  r.lower = std::min(l * (1.0 - kRoundingMargin), r.upper);
+  r.discretisation = h;
+  r.fft_size = std::max(up->fft_size, low->fft_size);
   return r;
 }
 
-Interval bracket(const std::vector<Pair>& orders, long T, const Query& query, const Options& opt) {
+/// The worse of the orders (add/remove: the larger eps, the larger delta), refined until the
+/// bracket is narrow enough. An order whose upper end is below another's lower end cannot be
+/// the worse one and is dropped from the refinement.
+Interval bracket(std::vector<Pair> orders, long T, const Query& query, const Options& opt) {
   double span = 0.0;
   for (const Pair& pair : orders) {
     const double k = -gdp::normal_quantile(0.5 * opt.tail_mass);
@@ -414,17 +415,33 @@ Interval bracket(const std::vector<Pair>& orders, long T, const Query& query, co
   std::optional<Interval> best;
   int refinements = 0;
   for (int coarsenings = 0; coarsenings < 40;) {
-    const std::optional<Interval> r = evaluate(orders, T, query, h, opt);
-    if (!r) {
+    std::vector<Interval> each;
+    for (const Pair& pair : orders) {
+      const std::optional<Interval> e = evaluate(pair, T, query, h, opt);
+      if (!e) break;
+      each.push_back(*e);
+    }
+    if (each.size() < orders.size()) {
       if (best) return *best;
       h *= 2.0;
       ++coarsenings;
       continue;
     }
+    Interval r = each[0];
+    for (const Interval& e : each) {
+      r.lower = std::max(r.lower, e.lower);
+      r.upper = std::max(r.upper, e.upper);
+      r.fft_size = std::max(r.fft_size, e.fft_size);
+    }
     best = r;
-    if (!std::isfinite(r->upper) || r->upper <= 0.0) return *r;
-    const double rel = (r->upper - r->lower) / r->upper;
-    if (rel <= opt.target_relative_width || refinements >= opt.max_refinements) return *r;
+    if (!std::isfinite(r.upper) || r.upper <= 0.0) return r;
+    const double rel = (r.upper - r.lower) / r.upper;
+    if (rel <= opt.target_relative_width || refinements >= opt.max_refinements) return r;
+    std::vector<Pair> active;
+    for (std::size_t i = 0; i < orders.size(); ++i) {
+      if (!(each[i].upper < r.lower)) active.push_back(orders[i]);
+    }
+    orders = active;
     h /= std::clamp(1.3 * std::sqrt(rel / opt.target_relative_width), 1.5, 64.0);
     ++refinements;
   }
