@@ -367,8 +367,13 @@ struct Query {
 
 /// One evaluation of one ordered pair at grid spacing h: both ends (nullopt when an FFT would
 /// be longer than max_fft_size).
-std::optional<Interval> evaluate(const Pair& pair, long T, const Query& query, double h,
-                                 const Options& opt) {
+struct Evaluation {
+  Interval r;
+  double floor;  ///< the part of the width that no finer grid removes (tails, FFT rounding)
+};
+
+std::optional<Evaluation> evaluate(const Pair& pair, long T, const Query& query, double h,
+                                   const Options& opt) {
   const Grid g = single_grid(pair, h, opt.tail_mass);
   if (static_cast<double>(g.hi - g.lo) > 4.0 * static_cast<double>(opt.max_fft_size)) {
     return std::nullopt;
@@ -397,7 +402,7 @@ std::optional<Interval> evaluate(const Pair& pair, long T, const Query& query, d
   r.lower = std::min(l * (1.0 - kRoundingMargin), r.upper);
   r.discretisation = h;
   r.fft_size = std::max(up->fft_size, low->fft_size);
-  return r;
+  return Evaluation{r, up->inf_mass + up_slack - low_slack};
 }
 
 /// The worse of the orders (add/remove: the larger eps, the larger delta), refined until the
@@ -416,10 +421,12 @@ Interval bracket(std::vector<Pair> orders, long T, const Query& query, const Opt
   int refinements = 0;
   for (int coarsenings = 0; coarsenings < 40;) {
     std::vector<Interval> each;
+    double floor = 0.0;
     for (const Pair& pair : orders) {
-      const std::optional<Interval> e = evaluate(pair, T, query, h, opt);
+      const std::optional<Evaluation> e = evaluate(pair, T, query, h, opt);
       if (!e) break;
-      each.push_back(*e);
+      each.push_back(e->r);
+      floor = std::max(floor, e->floor);
     }
     if (each.size() < orders.size()) {
       if (best) return *best;
@@ -437,6 +444,8 @@ Interval bracket(std::vector<Pair> orders, long T, const Query& query, const Opt
     if (!std::isfinite(r.upper) || r.upper <= 0.0) return r;
     const double rel = (r.upper - r.lower) / r.upper;
     if (rel <= opt.target_relative_width || refinements >= opt.max_refinements) return r;
+    // delta(eps) in the tails (eps beyond the single step's grid): a finer grid cannot help
+    if (!query.epsilon && r.upper - r.lower <= 2.0 * floor) return r;
     std::vector<Pair> active;
     for (std::size_t i = 0; i < orders.size(); ++i) {
       if (!(each[i].upper < r.lower)) active.push_back(orders[i]);
