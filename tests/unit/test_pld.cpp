@@ -119,6 +119,38 @@ TEST_CASE("PLD: one step of the subsampled Gaussian brackets its delta by quadra
   }
 }
 
+TEST_CASE("PLD: one step's eps(1e-5) brackets the mpmath reference", "[bounds][pld]") {
+  // python/studies/pld_reference.py (mpmath quadrature of (p - e^eps q)_+, 50 digits):
+  // {q, z, exact eps(delta = 1e-5)} of one add/remove step.
+  const double cases[][3] = {
+      {0.001, 0.8, 0.0217070881841},
+      {0.001, 1.1, 0.00666572589538},
+      {0.001, 2.0, 0.00150679402327},
+      {0.001, 5.0, 0.000301082187785},
+      {0.004266666667, 0.8, 0.170847569889},
+      {0.004266666667, 1.1, 0.048341667083},
+      {0.004266666667, 2.0, 0.00992703230909},
+      {0.004266666667, 5.0, 0.00203395383165},
+      {0.01, 0.8, 0.483326135784},
+      {0.01, 1.1, 0.142290688192},
+      {0.01, 2.0, 0.0282590839572},
+      {0.01, 5.0, 0.00572828480327},
+      {0.1, 0.8, 2.72743364943},
+      {0.1, 1.1, 1.35902900034},
+      {0.1, 2.0, 0.369036690287},
+      {0.1, 5.0, 0.0792706634057},
+  };
+  for (const auto& c : cases) {
+    const pld::Interval r =
+        pld::epsilon_poisson_gaussian(c[0], c[1], 1, 1e-5, pld::Adjacency::kAddRemove);
+    INFO("q=" << c[0] << " z=" << c[1] << " exact=" << c[2] << " [" << r.lower << ", " << r.upper
+              << "]");
+    CHECK(r.lower <= c[2] * (1 + 1e-11));
+    CHECK(c[2] <= r.upper * (1 + 1e-11));
+    CHECK(relative_width(r) <= 1e-3);
+  }
+}
+
 TEST_CASE("PLD: the Opacus MNIST example holds dp_accounting's eps 1.1339", "[bounds][pld]") {
   // q = 256/60000, z = 1.1, 3516 steps, delta = 1e-5: dp_accounting's PLD accountant reports
   // eps ~ 1.1339 (Opacus' PRV accountant 1.1440, RDP 1.2813).
