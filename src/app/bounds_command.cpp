@@ -10,9 +10,11 @@
 #include "commands.hpp"
 #include "rdpaudit/bounds/conversion.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
+#include "rdpaudit/bounds/pld.hpp"
 #include "rdpaudit/bounds/profile_bounds.hpp"
 #include "rdpaudit/bounds/scenario.hpp"
 #include "rdpaudit/config/traits.hpp"
+#include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::app {
 
@@ -103,6 +105,37 @@ void print_profile_bounds(const config::Scenario& s, const bounds::ScenarioBound
   }
 }
 
+// Poisson scenarios: the PLD accountant's certified bracket of the same composition as
+// mtz19_poisson_composition (sampled Gaussian, add/remove, T steps; docs/pld.md), at --delta
+// and --epsilon.
+void print_pld_composition(const config::Scenario& s, const bounds::ScenarioBounds& sb,
+                           const BoundsArgs& args) {
+  if (s.scheme != config::BatchScheme::kPoisson || (!(args.delta > 0) && !(args.epsilon >= 0))) {
+    return;
+  }
+  const auto& p = sb.params;
+  const double q = bounds::sampling_rate(p), z = bounds::step_noise_ratio(p);
+  const auto line = [&](const std::string& what, auto&& f) {
+    try {
+      const bounds::pld::Interval r = f();
+      fmt::print("    {:<34} {} in [{:.6g}, {:.6g}]\n", "PLD composition (add/remove)", what,
+                 r.lower, r.upper);
+    } catch (const InputError& e) {
+      fmt::print("    {:<34} {} n/a: {}\n", "PLD composition (add/remove)", what, e.what());
+    }
+  };
+  fmt::print("  PLD accountant, q = {:g}, z = {:g}, T = {} (docs/pld.md):\n", q, z, p.T);
+  const auto add_remove = bounds::pld::Adjacency::kAddRemove;
+  if (args.delta > 0) {
+    line(fmt::format("eps at delta = {:g}", args.delta),
+         [&] { return bounds::pld::epsilon_poisson_gaussian(q, z, p.T, args.delta, add_remove); });
+  }
+  if (args.epsilon >= 0) {
+    line(fmt::format("delta at eps = {:g}", args.epsilon),
+         [&] { return bounds::pld::delta_poisson_gaussian(q, z, p.T, args.epsilon, add_remove); });
+  }
+}
+
 void print_scenario(const config::Scenario& s, const std::vector<double>& alphas,
                     const BoundsArgs& args) {
   const auto sb = bounds::bounds_of(s);
@@ -183,6 +216,7 @@ void print_scenario(const config::Scenario& s, const std::vector<double>& alphas
     for (const auto& r : relations) fmt::print("    {}\n", r);
   }
   print_profile_bounds(s, sb, args);
+  print_pld_composition(s, sb, args);
 }
 
 std::string csv_field(const std::string& text) {

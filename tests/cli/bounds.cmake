@@ -57,6 +57,11 @@ execute_process(COMMAND ${CLI} bounds ${SOURCE}/experiments/opacus_mnist.toml --
 if(NOT rc EQUAL 0 OR NOT out MATCHES "mtz19_poisson_composition[^\n]* 0[.]547582 [^\n]* 1[.]59421 @12 +1[.]2813 @12")
   message(FATAL_ERROR "bounds opacus_mnist --delta 1e-5: no eps 1.2813 @12 (Opacus):\n${out}${err}")
 endif()
+# The same composition by the PLD accountant (docs/pld.md): a certified bracket holding
+# dp_accounting's PLD value 1.1339, below the RDP conversion.
+if(NOT out MATCHES "PLD composition \\(add/remove\\) +eps at delta = 1e-05 in \\[1[.]1337[0-9]*, 1[.]1338[0-9]*\\]")
+  message(FATAL_ERROR "bounds opacus_mnist --delta 1e-5: no PLD bracket around 1.1338:\n${out}${err}")
+endif()
 execute_process(COMMAND ${CLI} bounds ${SOURCE}/experiments/opacus_mnist.toml --delta 1e-5 --csv
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "mtz19_poisson_composition,baseline,add_remove,12,0[.]54758240991[0-9]*,\"\",1[.]5942119[0-9]*,12,1[.]28130001[0-9]*,12")
