@@ -67,28 +67,33 @@ void print_bound_table(const audit::AuditResult& a) {
       continue;
     }
     double lo = INFINITY, hi = -INFINITY, exact = INFINITY;
+    bool blunt = false;  // some exact bracket wider than the target: the ratio is approximate
     for (const auto& c : a.cells) {
       if (c.bound != r) continue;
       if (std::isfinite(c.tightness_estimate)) {
         lo = std::min(lo, c.tightness_estimate);
         hi = std::max(hi, c.tightness_estimate);
       }
-      if (c.exact > 0.0 && std::isfinite(c.bound_value))
+      if (c.exact > 0.0 && std::isfinite(c.bound_value)) {
         exact = std::min(exact, c.bound_value / c.exact);
+        blunt |= !audit::exact_is_sharp(c.exact_lower, c.exact_upper);
+      }
     }
     const auto n = [&](Verdict v) { return b.counts[static_cast<int>(v)]; };
     line(b.name, b.kind, config::to_string(b.expect), audit::to_string(b.outcome),
          n(Verdict::kViolatedExact) + n(Verdict::kViolated), n(Verdict::kNotRejected),
          n(Verdict::kValidExact), n(Verdict::kInconclusive), n(Verdict::kNotApplicable),
          b.close_cells, ratio_text(b.min_margin), range_text(lo, hi),
-         std::isfinite(exact) ? ratio_text(exact) : "-", b.as_expected ? "ok" : "UNEXPECTED");
+         std::isfinite(exact) ? (blunt ? "~" : "") + ratio_text(exact) : "-",
+         b.as_expected ? "ok" : "UNEXPECTED");
   }
   if (!nowhere.empty()) fmt::print("not applicable in any scenario: {}\n", nowhere);
   fmt::print(
       "viol: violated cells (exact or Holm); n.rej: tested, not rejected; valid: valid (exact); "
       "margin: smallest bound / certified lower bound of a not-rejected cell; close: not-rejected "
-      "cells with margin < {:g} or a point estimate above the bound; check: the outcome against "
-      "the expectation (rdpaudit check fails on UNEXPECTED)\n",
+      "cells with margin < {:g} or a point estimate above the bound; bound/exact: the smallest "
+      "bound / exact value (~: over an exact bracket wider than 1e-3 relative, its midpoint); "
+      "check: the outcome against the expectation (rdpaudit check fails on UNEXPECTED)\n",
       a.close_margin);
 }
 

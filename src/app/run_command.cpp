@@ -58,8 +58,13 @@ std::string summary(const estimate::ScenarioEstimates& e) {
       const config::RowKind kind = config::row_kind(x.method);
       if (kind.method == config::Method::kExact &&
           (c.exact_preference < 0 || kind.point_preference < c.exact_preference)) {
-        // exact (quadrature, else the exact chain), or Rao-Blackwell marked ~
-        c.exact = (kind.role == config::MethodRole::kExact || !x.informative ? "" : "~") + v;
+        // exact (quadrature, else the exact chain) — its bracket where wider than the target
+        // — or Rao-Blackwell marked ~
+        const bool bracket = kind.role == config::MethodRole::kExact && x.informative &&
+                             !audit::exact_is_sharp(x.lower, x.upper);
+        c.exact = bracket
+                      ? fmt::format("[{:.4g}, {:.4g}]", x.lower, x.upper)
+                      : (kind.role == config::MethodRole::kExact || !x.informative ? "" : "~") + v;
         c.exact_preference = kind.point_preference;
         if (x.informative) c.point = x.value;
       }
@@ -424,7 +429,8 @@ void write_results(io::ResultsWriter& writer, const config::ExperimentSpec& spec
                summary(run.estimates));
   }
   fmt::print(
-      "exact: the exact value (~: a Rao-Blackwell estimate, not exact); plug-in: the first "
+      "exact: the exact value ([lo, hi]: its bracket, where wider than 1e-3 relative; ~: a "
+      "Rao-Blackwell estimate, not exact); plug-in: the first "
       "score's histogram plug-in; lower bound: the largest rigorous lower confidence bound of any "
       "score, each at the run's level on its own (check and report show the simultaneous, "
       "Holm-adjusted one); n/i: not informative (the samples do not reach the order's tail); -: "

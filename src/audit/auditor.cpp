@@ -413,13 +413,15 @@ AuditResult Auditor::finish() {
     const std::size_t src = tests_scenario_[cell_tests_[cell]];
     if (worst->verdict == Verdict::kViolatedExact && !std::isnan(worst->exact)) {
       row.evidence = fmt::format(
-          "scenario {} ({}), {}: exact {} {:.6g} against bound "
+          "scenario {} ({}), {}: exact {} {} against bound "
           "{:.6g}; from the samples alone: lower confidence bound {:.4g}, Holm p {:.2g}",
           worst->scenario, sweep_points_[src], cell_text(*worst),
           worst->gdp ? fmt::format("mu ({})", exact_source(*worst))
                      : fmt::format("{} ({})", worst->is_claim() ? "eps(delta)" : "R_alpha",
                                    exact_source(*worst)),
-          worst->exact, worst->bound_value, worst->lower, worst->p_holm);
+          exact_text(worst->exact_lower, worst->exact, worst->exact_upper,
+                     worst->exact_upper_certified),
+          worst->bound_value, worst->lower, worst->p_holm);
     } else {
       row.evidence = fmt::format(
           "scenario {} ({}), {}: lower confidence bound {:.4g} against bound {:.4g} "

@@ -21,6 +21,22 @@ std::string profile_kind(bounds::Kind k) {
   return "profile " + std::string(bounds::kind_name(k));
 }
 
+Expectation default_expectation(bounds::Kind kind, config::Adjacency bound,
+                                config::Adjacency pair) {
+  // An approximation is not claimed to bound anything, and a baseline for another relation
+  // than the pair's may be exceeded without contradicting its source: reported, never
+  // failing a check unless the file asks (bounds.expect_holds, expect_violated, ...).
+  if (kind == bounds::Kind::kApproximation) return Expectation::kInformative;
+  if (kind == bounds::Kind::kBaseline && bound != pair) return Expectation::kInformative;
+  return Expectation::kHolds;
+}
+
+Expectation expectation_of(const config::Scenario& s, const std::string& name, bounds::Kind kind) {
+  if (const auto stated = config::stated_expectation(s.bounds, name)) return *stated;
+  return default_expectation(kind, bounds::bound_adjacency(name, s.data.adjacency),
+                             s.data.adjacency);
+}
+
 BoundTable audited_bounds(const config::Scenario& s) {
   BoundTable t;
   t.quantity = Quantity::kRenyi;
@@ -36,7 +52,7 @@ BoundTable audited_bounds(const config::Scenario& s) {
     t.names.push_back(first.name);
     t.kinds.emplace_back(bounds::kind_name(first.kind));
     t.sources.push_back(first.source);
-    t.expect.push_back(config::expectation_of(s.bounds, first.name));
+    t.expect.push_back(expectation_of(s, first.name, first.kind));
     std::string reason;
     for (std::size_t k = 0; k < a_count; ++k) {
       const bounds::BoundValue& v = values[i + k];
@@ -54,11 +70,13 @@ ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
   const config::ProfileSpec& spec = s.profile;
   if (!spec.enabled) return t;
   t.orders = spec.deltas;
-  const auto expected = [&](const std::string& name) {
-    return std::find(spec.expect_violated.begin(), spec.expect_violated.end(), name) !=
-                   spec.expect_violated.end()
-               ? Expectation::kViolated
-               : Expectation::kHolds;
+  // A conversion is expected what its bound is by default: informative for an informative
+  // bound; profile.expect_violated says otherwise.
+  const auto expected = [&](const std::string& name, Expectation of_bound) {
+    if (std::find(spec.expect_violated.begin(), spec.expect_violated.end(), name) !=
+        spec.expect_violated.end())
+      return Expectation::kViolated;
+    return of_bound == Expectation::kInformative ? Expectation::kInformative : Expectation::kHolds;
   };
   for (std::size_t b = 0; spec.conversions && b < renyi.names.size(); ++b) {
     // Orders where the bound applies; a negative value (itself violated exactly) is no
@@ -71,7 +89,7 @@ ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
     t.names.push_back(config::conversion_name(renyi.names[b]));
     t.kinds.emplace_back("conversion");
     t.sources.push_back("Canonne, Kamath & Steinke 2020, Prop. 12, of " + renyi.names[b]);
-    t.expect.push_back(expected(t.names.back()));
+    t.expect.push_back(expected(t.names.back(), renyi.expect[b]));
     t.reasons.push_back(alphas.empty() ? "the Renyi bound applies at no audited order (" +
                                              renyi.reasons[b] + ")"
                                        : std::string());
@@ -93,7 +111,7 @@ ClaimTable audited_claims(const config::Scenario& s, const BoundTable& renyi) {
     t.names.push_back(first.name);
     t.kinds.push_back(profile_kind(first.kind));
     t.sources.push_back(first.source);
-    t.expect.push_back(config::expectation_of(s.bounds, first.name));
+    t.expect.push_back(expectation_of(s, first.name, first.kind));
     t.reasons.push_back(first.not_applicable);
     for (std::size_t d = 0; d < t.orders.size(); ++d) {
       const bounds::ProfileValue& v = profile[i + d];

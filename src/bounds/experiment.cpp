@@ -36,7 +36,8 @@ void check_bounds_table(const config::BoundsSpec& b) {
   const std::pair<const char*, const std::vector<std::string>*> lists[] = {
       {"bounds.audit", &b.audit},
       {"bounds.expect_violated", &b.expect_violated},
-      {"bounds.expect_valid_exact", &b.expect_valid_exact}};
+      {"bounds.expect_valid_exact", &b.expect_valid_exact},
+      {"bounds.expect_holds", &b.expect_holds}};
   for (const auto& [key, list] : lists) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const std::string& name = (*list)[i];

@@ -158,6 +158,7 @@ void read_bounds(Scenario& s, Reader& r) {
   b.expect_violated = r.strings("bounds.expect_violated").value_or(std::vector<std::string>{});
   b.expect_valid_exact =
       r.strings("bounds.expect_valid_exact").value_or(std::vector<std::string>{});
+  b.expect_holds = r.strings("bounds.expect_holds").value_or(std::vector<std::string>{});
   check_expectations(b, r);
 }
 

@@ -75,7 +75,8 @@ const NameTable<Adjacency>& adjacency_names() {
 const NameTable<Expectation>& expectation_names() {
   static const NameTable<Expectation> table = {{"holds", Expectation::kHolds},
                                                {"violated", Expectation::kViolated},
-                                               {"valid_exact", Expectation::kValidExact}};
+                                               {"valid_exact", Expectation::kValidExact},
+                                               {"informative", Expectation::kInformative}};
   return table;
 }
 

@@ -119,6 +119,17 @@ struct Cell {
 /// in files before 2.4).
 std::string exact_source(const Cell& c);
 
+/// The relative width up to which an exact bracket is shown as one value (the exact engine's
+/// width target): a wider bracket is never displayed as "exact".
+inline constexpr double kExactShownWidth = 1e-3;
+
+/// Whether the bracket [lower, upper] is narrow enough to be shown as its value.
+bool exact_is_sharp(double lower, double upper);
+
+/// An exact value as displayed: the value where its bracket is sharp, else "[lower, upper]"
+/// (with "upper end not certified" where it is not).
+std::string exact_text(double lower, double value, double upper, bool upper_certified = true);
+
 /// What the cell tests, as /audit/cells/quantity and `report --csv` name it: "renyi"
 /// (R_alpha <= bound), "eps_delta" (eps(delta) <= bound) or "mu" (a Gaussian-DP claim's mu).
 std::string_view quantity_name(const Cell& c);

@@ -35,6 +35,15 @@ using ClaimTable = AuditTable;
 
 /// The bounds named in bounds.audit (default: every built-in and custom bound) at the audited
 /// orders (BoundsSpec::alphas, resolved by config/).
+/// The expectation of a bound its file says nothing about: "informative" for an
+/// approximation and for a baseline whose neighbouring relation (`bound`) is not the audited
+/// pair's (`pair`), "holds" otherwise (theorems, derivations, custom bounds).
+Expectation default_expectation(bounds::Kind kind, config::Adjacency bound, config::Adjacency pair);
+
+/// What the file states for bound `name` of kind `kind` (config::stated_expectation), else the
+/// default of its kind.
+Expectation expectation_of(const config::Scenario& s, const std::string& name, bounds::Kind kind);
+
 BoundTable audited_bounds(const config::Scenario& s);
 
 /// The (eps, delta) claims of one scenario at profile.deltas ([profile] on): first each

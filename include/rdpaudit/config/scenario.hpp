@@ -114,6 +114,9 @@ struct BoundsSpec {
   /// applicable cell (bounds.expect_valid_exact); all others are expected to hold. A custom
   /// bound may say it with its own `expect` key instead.
   std::vector<std::string> expect_violated, expect_valid_exact;
+  /// Bounds expected to hold that would otherwise be informative (bounds.expect_holds): an
+  /// approximation, or a baseline of another neighbouring relation, the file asks about.
+  std::vector<std::string> expect_holds;
   /// A bound below the exact R_alpha's quadrature bracket is violated without sampling
   /// error; false audits the samples alone (bounds.exact_verdicts), as studies of the
   /// statistical verdict need.

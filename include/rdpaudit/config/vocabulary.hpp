@@ -47,6 +47,9 @@ enum class Expectation {
   kHolds,       ///< "holds": any outcome that is not a violation (not rejected included)
   kViolated,    ///< "violated": violated or violated (exact)
   kValidExact,  ///< "valid_exact": valid (exact) in every applicable cell
+  /// "informative": reported, expected nothing (every outcome meets it); the default of an
+  /// approximation and of a baseline for another neighbouring relation than the audited pair's
+  kInformative,
 };
 
 /// The estimator methods of estimate.methods: one registry (name, role, preference) read by
