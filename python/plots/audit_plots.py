@@ -449,7 +449,11 @@ def main(argv=None):
     ap.add_argument("--out", help="output directory (default: that of RESULTS)")
     args = ap.parse_args(argv)
     out = args.out or os.path.dirname(os.path.abspath(args.results))
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:  # a file at --out or above it, no permission: a message, no trace
+        print(f"audit_plots: error: --out {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
 
     try:
         r = load(args.results)

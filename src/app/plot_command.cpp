@@ -45,6 +45,12 @@ int plot_command(const std::string& file, const std::string& out_dir) {
   }
   // The same checks as check and report (exit 2 on a damaged file) before Python reads it.
   (void)io::read_results(file);
+  // The plots go into a folder, made where missing: a file (or anything else) at --out would
+  // fail in Python's makedirs with a traceback after the results were read.
+  std::error_code ec;
+  if (!out_dir.empty() && std::filesystem::exists(out_dir, ec) &&
+      !std::filesystem::is_directory(out_dir, ec))
+    throw InputError("--out", out_dir, "a folder for the plots (made if missing); a file is there");
   const char* env = std::getenv("RDPAUDIT_PYTHON");
   const std::string python = env && *env ? env : "/usr/bin/python3";
   // The reader this binary's tree ships (python/rdpaudit) comes first on the path: it knows the

@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "rdpaudit/bounds/experiment.hpp"
 #include "rdpaudit/build_info.hpp"
+#include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/config/sweep.hpp"
 #include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
@@ -108,14 +109,7 @@ int search_command(const SearchArgs& args) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  toml::table doc;
-  try {
-    doc = toml::parse(text, args.file);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    throw InputError(fmt::format("{}:{}:{}: TOML syntax error: {}", args.file, where.line,
-                                 where.column, std::string(e.description())));
-  }
+  const toml::table doc = config::parse_toml(text, args.file);
   const Spec spec = search::read_spec(doc);
   check_output_path(args.output, true);
   const std::string trace_path =

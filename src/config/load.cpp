@@ -70,15 +70,7 @@ std::string stem(const std::string& path) {
 
 ExperimentSpec parse_experiment(const std::string& text, const std::string& source_name,
                                 const Overrides& overrides) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    throw InputError(source_name + ":" + std::to_string(where.line) + ":" +
-                     std::to_string(where.column) +
-                     ": TOML syntax error: " + std::string(e.description()));
-  }
+  const toml::table doc = parse_toml(text, source_name);
 
   // The adversary search's table (docs/experiments.md): `rdpaudit search` reads it and writes
   // the experiment file that the other commands read.

@@ -52,7 +52,7 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       has_epsilon = true;
       // As every number of a file: 0 or a magnitude in [1e-100, 1e100].
       const auto number = [&](const toml::node& n, const std::string& where) {
-        const auto v = n.value<double>();
+        const auto v = number_value(n);
         const double a = v ? std::fabs(*v) : 0.0;
         if (!v || !std::isfinite(*v) || (a != 0.0 && (a < kMinMagnitude || a > kMaxMagnitude)))
           throw InputError(where, r.text(where),
@@ -70,7 +70,7 @@ ClaimText read_claim(Reader& r, const toml::table& t, std::size_t i) {
       }
     } else if (k == "mu") {
       // A Gaussian-DP parameter: > 0 (0-GDP would claim the pair identical) and finite.
-      const auto v = value.value<double>();
+      const auto v = number_value(value);
       if (!v || !std::isfinite(*v) || !(*v > 0.0) || *v > kMaxMagnitude)
         throw InputError(at, r.text(at),
                          "must be a finite number > 0 (the claimed Gaussian-DP mu), at most "

@@ -4,6 +4,7 @@
 
 #include "rdpaudit/config/expectations.hpp"
 #include "rdpaudit/config/orders.hpp"
+#include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/config/tables.hpp"
 #include "rdpaudit/core/error.hpp"
 
@@ -50,7 +51,7 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r, std::size_t orders) {
           throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
                            "must be a non-empty array of numbers, one per bounds.alphas order");
         for (std::size_t j = 0; j < list->size(); ++j) {
-          const auto v = list->get(j)->value<double>();
+          const auto v = number_value(*list->get(j));
           if (!v || std::isnan(*v))
             throw InputError(custom_key(i, k) + "[" + std::to_string(j) + "]",
                              r.text(custom_key(i, k)), "must be a number");
@@ -79,7 +80,7 @@ std::vector<CustomBoundText> read_custom_bounds(Reader& r, std::size_t orders) {
         }
         sources.push_back(k);
       } else if (k == "timeout_s") {
-        const auto v = value.value<double>();
+        const auto v = number_value(value);
         if (!v || !(*v > 0 && *v <= 86400))
           throw InputError(custom_key(i, k), r.text(custom_key(i, k)),
                            "must be a number of seconds in (0, 86400]");

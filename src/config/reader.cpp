@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -56,15 +57,9 @@ bool in_range(double v) {
 constexpr const char* kRangeText = "must be finite: 0 or of magnitude in [1e-100, 1e100]";
 
 bool as_double(const toml::node& n, double& out) {
-  if (const auto* f = n.as_floating_point()) {
-    out = f->get();
-    return true;
-  }
-  if (const auto* i = n.as_integer()) {
-    out = static_cast<double>(i->get());
-    return true;
-  }
-  return false;
+  const std::optional<double> v = number_value(n);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 void collect_keys(const toml::table& t, const std::string& prefix, std::vector<std::string>& out) {
@@ -331,6 +326,87 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return d[n][m];
+}
+
+namespace {
+
+// The line and column of text[i], both from 1.
+std::string where(const std::string& source, const std::string& text, std::size_t i) {
+  std::size_t line = 1, start = 0;
+  for (std::size_t k = 0; k < i; ++k) {
+    if (text[k] == '\n') {
+      ++line;
+      start = k + 1;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(i - start + 1);
+}
+
+// The index just past a string that opens at text[i] (a quote), or text.size() if unclosed
+// (toml++ reports that). Basic strings honour backslash escapes; multi-line ones span lines.
+std::size_t skip_string(const std::string& text, std::size_t i) {
+  const char q = text[i];
+  const bool multi = text.compare(i, 3, std::string(3, q)) == 0;
+  std::size_t k = i + (multi ? 3 : 1);
+  while (k < text.size()) {
+    if (q == '"' && text[k] == '\\') {
+      k += 2;
+      continue;
+    }
+    if (!multi && text[k] == '\n') return k;
+    if (multi ? text.compare(k, 3, std::string(3, q)) == 0 : text[k] == q)
+      return k + (multi ? 3 : 1);
+    ++k;
+  }
+  return text.size();
+}
+
+bool key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ' ||
+         c == '\t';
+}
+
+// Counts the dots of each run of key characters, quoted parts included (strings and comments
+// are skipped; any other character ends the run), and rejects a run of more than kMaxKeyDepth.
+void check_key_depth(const std::string& text, const std::string& source) {
+  int dots = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      i = skip_string(text, i);
+    } else if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '.') {
+      if (++dots > kMaxKeyDepth)
+        throw InputError(
+            fmt::format("{}: a dotted key or table header nests more than {} "
+                        "levels (rdpaudit's keys nest at most 3)",
+                        where(source, text, i), kMaxKeyDepth));
+      ++i;
+    } else {
+      if (!key_char(c)) dots = 0;
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
+toml::table parse_toml(const std::string& text, const std::string& source_name) {
+  check_key_depth(text, source_name);
+  try {
+    return toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    throw InputError(fmt::format("{}:{}:{}: TOML syntax error: {}", source_name, at.line, at.column,
+                                 std::string(e.description())));
+  }
+}
+
+std::optional<double> number_value(const toml::node& n) {
+  if (const auto* f = n.as_floating_point()) return f->get();
+  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+  return std::nullopt;
 }
 
 }  // namespace rdpaudit::config

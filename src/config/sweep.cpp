@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::config {
@@ -125,7 +126,7 @@ SweepPoint sweep_point(const std::vector<SweepAxis>& axes, const std::string& mo
     if (const auto* str = v->as_string()) {
       out.values.insert(out.values.begin(), {axes[a].key, kNaN, str->get()});
     } else {
-      const double x = *v->value<double>();
+      const double x = number_value(*v).value_or(kNaN);
       out.values.insert(out.values.begin(), {axes[a].key, x, fmt::format("{:g}", x)});
     }
   }

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
+#include "rdpaudit/config/reader.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::search {
@@ -41,6 +43,11 @@ std::string written(const toml::node* n) {
   return os.str();
 }
 
+// Every number of a search file (integers beyond 2^53 included).
+double num(const toml::node& n) {
+  return config::number_value(n).value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
 [[noreturn]] void fail(const std::string& key, const toml::node* n, const std::string& expected) {
   throw InputError(key, written(n), expected);
 }
@@ -48,7 +55,7 @@ std::string written(const toml::node* n) {
 double number(const toml::table& t, const std::string& name, const std::string& key) {
   const toml::node* n = t.get(name);
   if (!n || !n->is_number()) fail(key, n, "must be a number");
-  const double v = *n->value<double>();
+  const double v = num(*n);
   if (!std::isfinite(v)) fail(key, n, "must be finite");
   return v;
 }
@@ -97,8 +104,7 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
   }
   if (const toml::node* r = t.get("radius")) {
     // A direction in the plane: the parameter is an angle in degrees.
-    if (!r->is_number() || !(*r->value<double>() > 0) || !std::isfinite(*r->value<double>()) ||
-        *r->value<double>() > 1e100)
+    if (!r->is_number() || !(num(*r) > 0) || !std::isfinite(num(*r)) || num(*r) > 1e100)
       fail(where + ".radius", r,
            "must be a number in (0, 1e100]: the length of the 2-vector radius (cos x, sin x) "
            "the key is set to, x the parameter's angle in degrees");
@@ -110,7 +116,7 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
       fail(where + ".key", key,
            "a direction (radius) sets a 2-vector: the file must give the key two numbers "
            "(model.dim = 2), e.g. data.gradient = [1.0, 0.0]");
-    p.radius = *r->value<double>();
+    p.radius = num(*r);
     p.integer_key = false;
   }
   p.axis.integer = p.integer_key;
@@ -139,9 +145,9 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
         std::vector<double> x;
         for (std::size_t c = 0; c < vec->size(); ++c) {
           const toml::node* e = vec->get(c);
-          if (!e->is_number() || !std::isfinite(*e->value<double>()))
+          if (!e->is_number() || !std::isfinite(num(*e)))
             fail(fmt::format("{}[{}]", k, c), e, "must be a finite number");
-          x.push_back(*e->value<double>());
+          x.push_back(num(*e));
         }
         if (!p.vectors.empty() && x.size() != p.vectors.front().size())
           fail(k, v, fmt::format("must have {} numbers, as values[0] has", p.vectors[0].size()));
@@ -155,7 +161,7 @@ Param read_param(const toml::table& t, const std::string& where, const toml::tab
         p.axis.list.push_back(static_cast<double>(i));
       } else {
         if (!v->is_number()) fail(k, v, "must be a number (or every value a string)");
-        const double x = *v->value<double>();
+        const double x = num(*v);
         if (!std::isfinite(x)) fail(k, v, "must be finite");
         if (p.integer_key && x != std::round(x))
           fail(k, v, fmt::format("{} is an integer key: the value must be whole", p.key));
@@ -271,12 +277,12 @@ Spec read_spec(const toml::table& doc) {
     const toml::node* a = t.get("alpha");
     if (!a) fail("search.alpha", a, "orders > 1 (a number or a list) for the objective");
     if (a->is_number()) {
-      spec.alphas.push_back(*a->value<double>());
+      spec.alphas.push_back(num(*a));
     } else if (const toml::array* arr = a->as_array(); arr && !arr->empty()) {
       for (std::size_t i = 0; i < arr->size(); ++i) {
         if (!arr->get(i)->is_number())
           fail(fmt::format("search.alpha[{}]", i), arr->get(i), "must be a number > 1");
-        spec.alphas.push_back(*arr->get(i)->value<double>());
+        spec.alphas.push_back(num(*arr->get(i)));
       }
     } else {
       fail("search.alpha", a, "orders > 1 (a number or a non-empty list)");

@@ -69,6 +69,14 @@ for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plo
     check(done.returncode == 0, f"{command[0]} on the good file: exit {done.returncode} "
           f"({done.stderr.strip()[:300]})")
 
+# plot --out naming a regular file: exit 2 naming --out, no traceback, the file untouched.
+occupied = os.path.join(work, "occupied")
+open(occupied, "w").write("kept\n")
+done = subprocess.run([cli, "plot", good, "--out", occupied], capture_output=True, text=True)
+check(done.returncode == 2 and "--out" in done.stderr and "Traceback" not in done.stderr
+      and open(occupied).read() == "kept\n",
+      f"plot --out at a file: exit {done.returncode} ({done.stderr.strip()[:300]})")
+
 # report: the estimate and the lower bound of an order come from the same direction, the one
 # with the larger estimate. The quickstart's laws are asymmetric.
 quick = os.path.join(work, "quick.h5")

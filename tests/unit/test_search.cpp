@@ -82,7 +82,7 @@ TEST_CASE("search: integer axes move in whole steps and find the maximiser exact
     for (std::size_t j = 0; j < i; ++j) CHECK(out.trace[i].x != out.trace[j].x);
 }
 
-TEST_CASE("search: the budget caps the evaluations; ties keep the first point", "[search]") {
+TEST_CASE("search: the budget caps the evaluations, ties keep the first point", "[search]") {
   long calls = 0;
   const auto f = [&](const std::vector<double>& x) {
     ++calls;
@@ -115,7 +115,7 @@ TEST_CASE("search: the refinement moves only on gains wider than the bracket", "
   CHECK(sharp.trace[sharp.best].x[0] == Approx(0.3).margin(2e-3));
 }
 
-TEST_CASE("search: the grid decides between separated peaks; uncovered points are skipped",
+TEST_CASE("search: the grid decides between separated peaks, uncovered points are skipped",
           "[search]") {
   // A narrow low peak at 0.1 and a broad high one at 0.8; NaN (not covered) below 0.
   const auto f = [](const std::vector<double>& x) {
@@ -186,6 +186,21 @@ TEST_CASE("search: the [search] table's bad input names the key", "[search]") {
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("search = <missing>"));
   }
+}
+
+TEST_CASE("search: integer bounds beyond 2^53 are read as numbers, not an empty range",
+          "[search]") {
+  // toml++ gives no double for an integer it cannot hold exactly: max = 2^53 + 1 was read as
+  // missing and reported as an empty range (issue 37).
+  const auto spec = search::read_spec(parse(
+      kCrafted +
+      "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 9\nparams = [{key = "
+      "\"data.gradient_formula\", formula = \"t < {}\", min = 1, max = 9007199254740993, points "
+      "= 3, integer = true}]\n"));
+  REQUIRE(spec.params.size() == 1);
+  CHECK(spec.params[0].axis.min == 1);
+  CHECK(spec.params[0].axis.max == Approx(9007199254740992.0));
+  CHECK(spec.params[0].axis.grid().size() == 3);
 }
 
 TEST_CASE("search: a point's document sets the keys, drops [search] and reads as one scenario",
@@ -422,7 +437,7 @@ TEST_CASE(
   CHECK(other.value != one.value);
 }
 
-TEST_CASE("search: a direction parameter sets a 2-vector; its bad input names the key",
+TEST_CASE("search: a direction parameter sets a 2-vector, its bad input names the key",
           "[search]") {
   const auto doc = parse(kTanh2d +
                          "[search]\nobjective = \"renyi\"\nalpha = 2\nbudget = 9\n"

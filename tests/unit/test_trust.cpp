@@ -85,6 +85,25 @@ TEST_CASE("integer keys are range-checked as written and floats are refused", "[
   CHECK(error_of(replaced(kFile, "steps = 1", "steps = [1, 2.0]")) == "no error");
 }
 
+TEST_CASE("a key nested past 64 levels is refused with its place, not a crash", "[config][trust]") {
+  // toml++ recursed once per level: a 10^5-part dotted key overflowed the stack (SIGSEGV).
+  std::string deep = "a";
+  for (int i = 0; i < 100000; ++i) deep += ".a";
+  CHECK(error_of(kFile + deep + " = 1\n") ==
+        "t.toml:19:130: a dotted key or table header nests more than 64 levels (rdpaudit's keys "
+        "nest at most 3)");
+  std::string header = "[b";
+  for (int i = 0; i < 70; ++i) header += " . b";
+  CHECK_THAT(error_of(kFile + header + "]\n"), Catch::Contains("nests more than 64 levels"));
+  // Dots in comments, strings and numbers are not levels.
+  const std::string dots(200, '.');
+  std::string alphas = "2";
+  for (int i = 0; i < 100; ++i) alphas += ", " + std::to_string(i + 2) + ".5";
+  CHECK(error_of(kFile + "# " + dots + "\n[bounds]\nalphas = [" + alphas + "]\nclaim = \"" + dots +
+                 "\"\n")
+            .find("nests") == std::string::npos);
+}
+
 TEST_CASE("one trajectory per dataset is refused, whichever key gives it", "[config][trust]") {
   CHECK(error_of(replaced(kFile, "trajectories = 1000", "trajectories = 1")) ==
         "experiment.trajectories = 1 (leaves 1 trajectory per dataset; at least 2 (the "
@@ -304,7 +323,7 @@ TEST_CASE("an output name whose checkpoint temporary would exceed NAME_MAX is re
                     Catch::Contains("(NAME_MAX): at most 246 bytes"));
 }
 
-TEST_CASE("writing an unwritable file is a ResourceError naming it; nothing is left",
+TEST_CASE("writing an unwritable file is a ResourceError naming it, nothing is left",
           "[io][trust]") {
   const std::string path = scratch("no_such_dir/out.h5");
   CHECK_THROWS_AS(io::AtomicFile(path), ResourceError);

@@ -85,4 +85,18 @@ class Reader {
 /// of adjacent characters, each 1.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
+/// Dotted keys and table headers nest at most this many levels (rdpaudit's own keys nest 3).
+inline constexpr int kMaxKeyDepth = 64;
+
+/// Parses TOML text; a syntax error, or a key nested deeper than kMaxKeyDepth, is an
+/// InputError naming `source_name`:line:column. The depth is checked on the text before
+/// toml++ sees it: a 10^5-part dotted key (a.a.....a = 1) built a table 10^5 deep, whose
+/// recursive destruction overflowed the stack (SIGSEGV).
+toml::table parse_toml(const std::string& text, const std::string& source_name);
+
+/// The value of a TOML number (integer or float) as a double; empty for any other node.
+/// toml++'s own value<double>() is empty for an integer that a double cannot hold exactly
+/// (|i| > 2^53), so a range's max of 2^53 + 1 read through it became "empty".
+std::optional<double> number_value(const toml::node& n);
+
 }  // namespace rdpaudit::config
