@@ -19,6 +19,7 @@
 #include "rdpaudit/build_info.hpp"
 #include "rdpaudit/core/activity.hpp"
 #include "rdpaudit/core/error.hpp"
+#include "rdpaudit/estimate/exact_chain.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/par/team.hpp"
 
@@ -241,6 +242,7 @@ int run_main(int argc, char** argv) {
       const auto spec = rdpaudit::bounds::load_experiment(
           file, {},
           rdpaudit::bounds::consent_from(validate_commands, rdpaudit::bounds::CommandUse::kList));
+      rdpaudit::estimate::check_exact_chain_memory(spec);
       print_scenarios(spec);
       print_commands(spec);
       fmt::print("ok\n");

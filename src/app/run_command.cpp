@@ -18,6 +18,7 @@
 #include "rdpaudit/core/error.hpp"
 #include "rdpaudit/core/interrupt.hpp"
 #include "rdpaudit/core/progress.hpp"
+#include "rdpaudit/estimate/exact_chain.hpp"
 #include "rdpaudit/io/hdf5.hpp"
 #include "rdpaudit/io/results.hpp"
 #include "rdpaudit/io/state_file.hpp"
@@ -258,6 +259,7 @@ std::string resumed_text(const io::RunState& st, const std::string& checkpoint,
 int run_command(const RunArgs& args) {
   const config::ExperimentSpec spec =
       bounds::load_experiment(args.file, args.overrides, bounds::consent_from(args.allow_commands));
+  estimate::check_exact_chain_memory(spec);
   if (args.until_decided && args.max_trajectories < spec.trajectories) {
     throw InputError(
         "--max-trajectories", std::to_string(args.max_trajectories),

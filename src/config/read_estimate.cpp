@@ -89,6 +89,13 @@ void read_estimate(Scenario& s, Reader& r, long trajectories) {
     }
     e.exact_max_work = *work;
   }
+  if (const auto bytes = r.number("estimate.exact_max_memory")) {
+    if (!(*bytes >= 0 && *bytes <= 1e15)) {
+      r.fail("estimate.exact_max_memory",
+             "must be in [0, 10^15] (bytes the exact chain may hold at once; 0: never evolve it)");
+    }
+    e.exact_max_memory = *bytes;
+  }
 }
 
 }  // namespace rdpaudit::config

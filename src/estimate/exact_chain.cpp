@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "rdpaudit/config/traits.hpp"
+#include "rdpaudit/core/error.hpp"
+#include "rdpaudit/core/memory.hpp"
 #include "rdpaudit/exact/profile.hpp"
 #include "rdpaudit/exact/renyi.hpp"
 
@@ -74,6 +77,57 @@ std::vector<ProfileEstimate> chain_profile(const config::Scenario& s, const exac
   return out;
 }
 
+// Bytes per grid cell of one law (mass, first and second moment, each bracketed).
+constexpr double kLawBytesPerCell = 6 * 8;
+
+// Laws one dataset's evolution holds at once (the current law, the propagation's result and
+// its pass, the final step's parts; a shuffled partition keeps a part per batch, a fresh
+// shuffle the pending and drawn parts with their successors), and after it (last + parts,
+// while the other dataset evolves).
+double laws_held(const exact::ChainSpec& c, double& kept_after) {
+  const double m = static_cast<double>(std::max(1L, c.steps_per_epoch));
+  switch (c.scheme) {
+    case BatchScheme::kShufflePartition:
+      kept_after = m + 2.0;
+      return m + 5.0;
+    case BatchScheme::kShuffleEachEpoch:
+    case BatchScheme::kRandomAllocation:
+      kept_after = 4.0;
+      return 10.0;
+    default:
+      kept_after = 2.0;
+      return 4.0;
+  }
+}
+
+// What the chain holds at its peak, estimated from above (bench/README.md: within 2x of the
+// measured peak resident memory): the laws, the density pass's points (2 per cell, the grid
+// of an unclamped law widened up to 3x; the bounds of both densities and their work arrays)
+// and the kept coefficient tables (lattice tables of the slopes other than 1, a map case's
+// coefficients), each at most its store's cap.
+double chain_memory(const exact::ChainSpec& c, double cells, double width) {
+  double kept_after = 0;
+  const double laws = laws_held(c, kept_after) + kept_after;
+  const double points = 2.0 * cells * (c.clamped() ? 1.0 : 3.0);
+  std::set<double> slopes;  // the lattice tables are kept per slope
+  double maps = 0;
+  for (bool dp : {false, true}) {
+    for (const exact::Step& st :
+         {exact::step_in(c, dp), exact::step_out(c, dp), exact::step_sampled(c, dp)}) {
+      for (const exact::AffineCase& a : st.cases)
+        if (a.slope != 1.0) slopes.insert(a.slope);
+      maps = std::max(maps, static_cast<double>(st.maps.size()));
+    }
+  }
+  const double lattice =
+      std::min(static_cast<double>(exact::kLatticeCoefficientsKept),
+               static_cast<double>(slopes.size()) * exact::kLatticeTablesPerSlope * width);
+  const double mapped =
+      std::min(static_cast<double>(exact::kMapCoefficientsKept), maps * cells * width);
+  return kLawBytesPerCell * cells * laws + 8.0 * 8.0 * points +
+         exact::kBytesPerCoefficient * (lattice + mapped + 2.0 * width);
+}
+
 }  // namespace
 
 ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, double limit) {
@@ -117,6 +171,7 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
     w.width = static_cast<long>(std::min(cells, reach));
     // the upper bound's density pass costs about one more step
     w.work = steps * cells * std::min(cells, reach) * w.propagations;
+    w.memory = chain_memory(c, cells, std::min(cells, reach));
   };
   if (exact::uses_location_mixture(c, o)) {
     // Clusters (at most one per cluster_cells grid cells of the mean's hull) times cases per
@@ -130,6 +185,7 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
     w.width = static_cast<long>(std::min(cells, reach));
     w.work = static_cast<double>(c.steps) * clusters * w.propagations +
              2.0 * cells * std::min(cells, reach);
+    w.memory = chain_memory(c, cells, std::min(cells, reach));
     return w;
   }
   if (!c.clamped()) {
@@ -145,6 +201,47 @@ ChainWork chain_work(const exact::ChainSpec& c, const exact::EngineOptions& o, d
   return w;
 }
 
+std::string over_limits(const exact::ChainSpec& chain, const config::EstimateSpec& e,
+                        const ChainWork& w) {
+  if (!(w.work <= e.exact_max_work)) {
+    return fmt::format(
+        "work limit: the exact chain would cost {}{:.3g} ({}steps {}, cells {}, width {}, cases "
+        "{:g}) > estimate.exact_max_work = {:g}",
+        w.at_least ? "at least " : "", w.work, w.location ? "location mixture: " : "", chain.steps,
+        w.cells, w.width, w.propagations, e.exact_max_work);
+  }
+  if (!(w.memory <= e.exact_max_memory)) {
+    return fmt::format(
+        "memory limit: the exact chain would hold about {:.3g} GB (cells {}, width {}) > "
+        "estimate.exact_max_memory = {:g}",
+        w.memory * 1e-9, w.cells, w.width, e.exact_max_memory);
+  }
+  return "";
+}
+
+void check_exact_chain_memory(const config::ExperimentSpec& spec) {
+  const auto limit = static_cast<double>(memory_limit());
+  if (!(limit > 0)) return;
+  for (const config::Scenario& s : spec.scenarios) {
+    if (!s.estimate.runs(config::Method::kExact)) continue;
+    if (s.loss == config::LossKind::kQuadratic && s.dim <= 2) continue;
+    std::string why;
+    const auto chain = exact::chain_from_scenario(s, why);
+    if (!chain) continue;
+    exact::EngineOptions options;
+    options.cells_per_sd = s.estimate.exact_cells_per_sd;
+    const ChainWork w = chain_work(*chain, options, s.estimate.exact_max_work);
+    if (!over_limits(*chain, s.estimate, w).empty() || w.memory <= limit) continue;
+    throw InputError(
+        "estimate.exact_max_memory", fmt::format("{:g}", s.estimate.exact_max_memory),
+        fmt::format("scenario {}'s exact chain would hold about {:.3g} GB at once (cells {}, "
+                    "width {}), more than the {:.3g} GB this process may use (physical memory, "
+                    "ulimit -v, ulimit -d); a limit below {:.3g} (the scenario then gets no exact "
+                    "value), fewer cells per sd (estimate.exact_cells_per_sd) or more memory",
+                    s.index, w.memory * 1e-9, w.cells, w.width, limit * 1e-9, w.memory));
+  }
+}
+
 ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<double>& alphas) {
   ChainEstimates out;
   std::string why;
@@ -156,12 +253,9 @@ ChainEstimates exact_chain_renyi(const config::Scenario& s, const std::vector<do
   exact::EngineOptions options;
   options.cells_per_sd = s.estimate.exact_cells_per_sd;
   const ChainWork w = chain_work(*chain, options, s.estimate.exact_max_work);
-  if (!(w.work <= s.estimate.exact_max_work)) {
-    out.how = fmt::format(
-        "none: work limit: the exact chain would cost {}{:.3g} ({}steps {}, cells {}, "
-        "width {}, cases {:g}) > estimate.exact_max_work = {:g}",
-        w.at_least ? "at least " : "", w.work, w.location ? "location mixture: " : "", chain->steps,
-        w.cells, w.width, w.propagations, s.estimate.exact_max_work);
+  const std::string over = over_limits(*chain, s.estimate, w);
+  if (!over.empty()) {
+    out.how = "none: " + over;
     return out;
   }
   const exact::ChainLaws laws = exact::evolve_pair(*chain, options);

@@ -2,6 +2,7 @@
 // upper end of the Renyi bracket integrates it.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "gaussian_bounds.hpp"
@@ -141,10 +142,27 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
       const double eps = h / (static_cast<double>(k) * lattice);
       const double offset = unit ? 0.5 * h + cs.shift : 0.0;
       const long half = static_cast<long>(std::ceil((reach + hm) / eps)) + 1;
-      // table over n in [nlo, nhi]: d = n eps - offset
-      const long nlo = static_cast<long>(std::floor((-reach - hm + offset) / eps)) - 1;
-      const long nhi = nlo + 2 * half + 2;
-      std::vector<DensityCoef> table(static_cast<std::size_t>(nhi - nlo + 1));
+      // offsets n in [nlo, nhi] are within reach: d = n eps - offset
+      long nlo = static_cast<long>(std::floor((-reach - hm + offset) / eps)) - 1;
+      long nhi = nlo + 2 * half + 2;
+      // base (below) of every cell, and the table clipped to the offsets the points can ask
+      // for: the reach is a multiple of s, which can be many times the grid (memory and time
+      // would grow with s / h); each entry is computed alone, so the clip changes no value
+      std::vector<long> bases(static_cast<std::size_t>(law.cells));
+      long base_min = std::numeric_limits<long>::max(), base_max = std::numeric_limits<long>::min();
+      for (int j = 0; j < law.cells; ++j) {
+        long base = static_cast<long>(j) * k;
+        if (!unit) {
+          const double mc = a * law.centre(j) + cs.shift;
+          base = static_cast<long>(std::round((mc - law.lo) / h * kLattice)) * k;
+        }
+        bases[static_cast<std::size_t>(j)] = base;
+        base_min = std::min(base_min, base);
+        base_max = std::max(base_max, base);
+      }
+      nlo = std::max(nlo, i0 * lattice - base_max);
+      nhi = std::min(nhi, (i0 + count - 1) * lattice - base_min);
+      std::vector<DensityCoef> table(static_cast<std::size_t>(std::max(0L, nhi - nlo + 1)));
       for (long n = nlo; n <= nhi; ++n) {
         table[static_cast<std::size_t>(n - nlo)] =
             density_coef(static_cast<double>(n) * eps - offset, hm, s);
@@ -155,12 +173,10 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
         if (pu == 0) continue;
         double dl = law.moment_lo[js], du = law.moment_hi[js];
         double vl = law.second_lo[js], vu = law.second_hi[js];
-        long base;  // n = (i0 + i) lattice - base
-        if (unit) {
-          base = static_cast<long>(j) * k;
-        } else {
+        // n = (i0 + i) lattice - base
+        if (!unit) {
           const double mc = a * law.centre(j) + cs.shift;
-          const double r = std::round((mc - law.lo) / h * kLattice);
+          const double r = static_cast<double>(bases[js] / k);
           const double delta = mc - (law.lo + r * h / kLattice);
           dl = a * law.moment_lo[js] + std::min(pl * delta, pu * delta);
           du = a * law.moment_hi[js] + std::max(pl * delta, pu * delta);
@@ -168,8 +184,8 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
                        c2 = 2 * a * delta * law.moment_hi[js];
           vl = std::max(0.0, a * a * law.second_lo[js] + std::min(c1, c2) + delta * delta * pl);
           vu = a * a * law.second_hi[js] + std::max(c1, c2) + delta * delta * pu;
-          base = static_cast<long>(r) * k;
         }
+        const long base = bases[js];
         // i with nlo <= (i0 + i) lattice - base <= nhi
         const long i_first = std::max(
             0L, static_cast<long>(std::ceil(static_cast<double>(nlo + base) / lattice)) - i0);

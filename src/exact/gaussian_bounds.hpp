@@ -121,7 +121,7 @@ inline double second_moment_integral(double y, double h, double m, double s) {
 }
 
 /// Lattice points per cell for sources whose image is not a whole-cell shift.
-constexpr int kLattice = 32;
+constexpr int kLattice = kLatticeTablesPerSlope;
 
 /// Throws InternalError naming `where` when the law's arrays do not fit its cells.
 void check_law(const CellLaw& law, const char* where);

@@ -31,20 +31,23 @@ struct Coef {
   double k_centre = 0, k_slope = 0, k_third = 0;
 };
 
-/// The coefficients of target cells [e0 + i h, e0 + (i + 1) h), i = 0 .. count - 1, from a
-/// source whose image has centre mc and half-width hm under a map of slope a, noise s.
+/// The coefficients of target cells [e0 + i h, e0 + (i + 1) h), i = begin .. count - 1 (out[i
+/// - begin]), from a source whose image has centre mc and half-width hm under a map of slope a,
+/// noise s. A window clipped to the targets a grid can hold starts at begin > 0 with the same
+/// bits as the whole window's entries.
 inline void coefficients(double e0, double h, int count, double mc, double hm, double a, double s,
-                         std::vector<Coef>& out) {
-  out.assign(static_cast<std::size_t>(count), Coef{});
+                         std::vector<Coef>& out, int begin = 0) {
+  out.assign(static_cast<std::size_t>(std::max(0, count - begin)), Coef{});
   const double inv_s = 1.0 / s, du = hm * inv_s;
   const double peak = std::erf(0.5 * h * inv_s * kInvSqrt2);
-  double u_prev = (e0 - mc) * inv_s;
+  // the lower edge of target `begin` as the loop computes it (the previous target's upper edge)
+  double u_prev = begin == 0 ? (e0 - mc) * inv_s : ((e0 + (begin - 1) * h) + h - mc) * inv_s;
   double pdf_prev = pdf(u_prev), psi_prev = sup_u_pdf(u_prev - du, u_prev + du);
-  for (int i = 0; i < count; ++i) {
+  for (int i = begin; i < count; ++i) {
     const double ea = e0 + i * h, eb = ea + h, y = ea + 0.5 * h;
     const double ua = u_prev, ub = (eb - mc) * inv_s;
     const double pdf_b = pdf(ub), psi_b = sup_u_pdf(ub - du, ub + du);
-    Coef& c = out[static_cast<std::size_t>(i)];
+    Coef& c = out[static_cast<std::size_t>(i - begin)];
     c.g_centre = interval_prob(ua, ub);
     if (hm > 0) {
       const double g_lo = interval_prob(ua + du, ub + du);  // centre at mc - hm

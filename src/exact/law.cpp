@@ -22,29 +22,70 @@ struct LatticeTable {
   CoefColumns coef;
 };
 
+long floor_div(long a, long b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
 /// The kLattice tables of a slope (image coordinate: slope 1, half-width hmw) on cells of
 /// width h, cached per (slope, s, h): table `key` is for an image centred key / kLattice of a
 /// cell above the grid's lower end.
+/// Only the targets at offsets [rel_lo, rel_hi] from a source's lattice cell are kept (those
+/// a grid can hold): where the reach is wider than the grid, a table is as long as the grid,
+/// not the reach, with the same bits in the entries it keeps.
 const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, double hmw,
-                                                double reach_sds) {
+                                                double reach_sds, long rel_lo, long rel_hi) {
   struct Entry {
     double a, s, h, hmw, reach;
+    long rel_lo, rel_hi;
     std::vector<LatticeTable> tables;
   };
   thread_local std::vector<Entry> cache;
+  thread_local std::size_t held = 0;  // coefficients in `cache`
+  // A clip that keeps every target of every table is no clip: one key for all such calls (the
+  // cases of a step share a slope and differ in their shifts). A real clip is widened to whole
+  // blocks of 64 cells, so that nearby shifts share it too.
+  const long natural_lo = static_cast<long>(std::floor((-hmw - reach_sds * s) / h));
+  const long natural_hi = static_cast<long>(std::ceil((h + hmw + reach_sds * s) / h));
+  constexpr long kBlock = 64;
+  rel_lo =
+      rel_lo <= natural_lo ? natural_lo : std::max(natural_lo, kBlock * floor_div(rel_lo, kBlock));
+  rel_hi = rel_hi >= natural_hi ? natural_hi
+                                : std::min(natural_hi, kBlock * -floor_div(-rel_hi, kBlock));
   for (const Entry& e : cache) {
-    if (e.a == a && e.s == s && e.h == h && e.hmw == hmw && e.reach == reach_sds) return e.tables;
+    if (e.a == a && e.s == s && e.h == h && e.hmw == hmw && e.reach == reach_sds &&
+        e.rel_lo == rel_lo && e.rel_hi == rel_hi)
+      return e.tables;
   }
-  if (cache.size() >= 256) cache.clear();
-  Entry e{a, s, h, hmw, reach_sds, std::vector<LatticeTable>(kLattice)};
+  // at most kLatticeCoefficientsKept coefficients (a step of many slopes, e.g. the quadratic's
+  // random contraction under Poisson sampling, would otherwise keep 256 tables of the grid's
+  // width); a full cache is emptied and refilled with the very numbers it held
+  const auto rows_of = [&](long key) {
+    const double mc = static_cast<double>(key) * h / kLattice;
+    const long first = static_cast<long>(std::floor((mc - hmw - reach_sds * s) / h));
+    const long last =
+        std::min(static_cast<long>(std::ceil((mc + hmw + reach_sds * s) / h)), rel_hi);
+    return std::max(0L, last - std::max(first, rel_lo) + 1);
+  };
+  std::size_t count = 0;
+  for (long key = 0; key < kLattice; ++key) count += static_cast<std::size_t>(rows_of(key));
+  if (cache.size() >= 256 || held + count > kLatticeCoefficientsKept) {
+    cache.clear();
+    held = 0;
+  }
+  held += count;
+  Entry e{a, s, h, hmw, reach_sds, rel_lo, rel_hi, std::vector<LatticeTable>(kLattice)};
   const double reach = reach_sds * s;
   for (int key = 0; key < kLattice; ++key) {
     const double mc = key * h / kLattice;  // relative to the grid's lower end
     LatticeTable& t = e.tables[static_cast<std::size_t>(key)];
-    t.first = static_cast<long>(std::floor((mc - hmw - reach) / h));
-    const long last = static_cast<long>(std::ceil((mc + hmw + reach) / h));
+    const long first = static_cast<long>(std::floor((mc - hmw - reach) / h));
+    const long last = std::min(static_cast<long>(std::ceil((mc + hmw + reach) / h)), rel_hi);
+    const long begin = std::max(0L, rel_lo - first);
+    t.first = first + begin;
     std::vector<Coef> rows;
-    coefficients(t.first * h, h, static_cast<int>(last - t.first + 1), mc, hmw, 1.0, s, rows);
+    if (last >= t.first)
+      coefficients(first * h, h, static_cast<int>(last - first + 1), mc, hmw, 1.0, s, rows,
+                   static_cast<int>(begin));
     to_columns(rows, 0, static_cast<int>(rows.size()), t.coef);
   }
   cache.push_back(std::move(e));
@@ -285,10 +326,19 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
     int t_first = 0, t_last = -1;
     const double mc0 = law.centre(0) + ref.shift;
     window(mc0 - hm, mc0 + hm, t_first, t_last);
-    coefficients(law.lo + t_first * h, h, t_last - t_first + 1, mc0, hm, 1.0, s, coef);
-    to_columns(coef, 0, t_last - t_first + 1, columns);
-    // source j's coefficient i goes to target t_first + j + i, at pass index + k_max
-    accumulate_toeplitz(columns, t_first + k_max, law, pass, vec);
+    // Source j's coefficient i goes to target t_first + j + i, at pass index + k_max; the
+    // pass holds targets [-k_max, n - k_min), so only t_first + i in [-k_max - (n - 1),
+    // n - k_min - 1] can land in it. Where the noise's reach is wider than the grid (a
+    // projected law with s >> D) the window is clipped to those: its length, and the memory,
+    // then follow the grid (2n + moves) rather than the reach (issue 37: blog_sigma = 1e7 on a
+    // 1-cell grid asked for 10^7 coefficients, 4.2 GB).
+    const int skip = std::max(0, -k_max - (n - 1) - t_first);
+    const int t_stop = std::min(t_last, n - k_min - 1);
+    if (t_stop >= t_first + skip) {
+      coefficients(law.lo + t_first * h, h, t_stop - t_first + 1, mc0, hm, 1.0, s, coef, skip);
+      to_columns(coef, 0, t_stop - t_first + 1 - skip, columns);
+      accumulate_toeplitz(columns, t_first + skip + k_max, law, pass, vec);
+    }
     for (const auto& [weight, k] : members) {
       const auto from = static_cast<std::size_t>(k_max - k);  // pass index of target 0
       for (std::size_t t = 0; t < static_cast<std::size_t>(n); ++t) {
@@ -324,7 +374,13 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
       // true image) and the moment is taken about that point in the image's coordinate, so
       // kLattice tables serve every source (exact shifts of one table by whole cells)
       const double hmw = hm + 0.5 * h / kLattice;
-      const auto& tables = lattice_tables(a, s, h, hmw, reach_sds);
+      // the lattice cells of the first and last sources' images (increasing in j: a > 0)
+      const auto lattice_cell = [&](int j) {
+        const double r = std::round((a * law.centre(j) + cs.shift - law.lo) / h * kLattice);
+        return static_cast<long>(std::floor(r / kLattice));
+      };
+      const long c_min = lattice_cell(0), c_max = lattice_cell(n - 1);
+      const auto& tables = lattice_tables(a, s, h, hmw, reach_sds, -c_max - 1, n - c_min);
       for (int j = 0; j < n; ++j) {
         const auto js = static_cast<std::size_t>(j);
         const double pl = law.mass_lo[js], pu = law.mass_hi[js];

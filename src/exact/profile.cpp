@@ -114,6 +114,13 @@ double profile_delta_lower(const CellLaw& p, const CellLaw& q, double epsilon) {
     piece(p.points[i].mass.lo, p.points[i].mass.hi, q.points[i].mass.lo, q.points[i].mass.hi);
   }
   piece(p.outside.lo, p.outside.hi, q.outside.lo, q.outside.hi);
+  // Brackets that rounding pushed past a law's total (lower masses adding up to more, upper
+  // ones to less; as renyi_lower) are scaled to it: a, b_rest down, a_rest, b up.
+  const Bracket sp = mass_sums(p), sq = mass_sums(q);
+  if (sp.lo > p.total) a *= p.total / sp.lo;
+  if (sp.hi < p.total && sp.hi > 0) a_rest *= p.total / sp.hi;
+  if (sq.hi < q.total && sq.hi > 0) b *= q.total / sq.hi;
+  if (sq.lo > q.total) b_rest *= q.total / sq.lo;
   // P(S) >= max(a, total - a_rest), Q(S) <= min(b, total - b_rest): S and its complement
   // partition the law, whose total is exact
   const double n = static_cast<double>(pieces + 2) * kRound;

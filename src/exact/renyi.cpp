@@ -269,9 +269,19 @@ double renyi_lower(const CellLaw& p, const CellLaw& q, double alpha) {
   }
   s.add(log_term(p.outside.lo, q.outside.hi, alpha));
   // the lower masses may add up to less than 1: the sum over the pieces is still at most the
-  // true one's, and the true one is at least 1 (R_alpha >= 0)
+  // true one's, and the true one is at least 1 (R_alpha >= 0).
+  // Rounding (not directed) can make P's lower masses add up to more than its total, or Q's
+  // upper masses to less: no true law lies in such brackets, and the sum would carry that
+  // excess as if it were divergence (issue 37: noise 10^11 times a projection's interval, a
+  // true R_2 of 1e-24 bracketed by [3.9e-10, 4.0e-10]). The masses are scaled to their totals
+  // first, P's lower ones down by c_p = total / sum, Q's upper ones up by c_q: each term
+  // p^alpha q^(1 - alpha) by c_p^alpha c_q^(1 - alpha).
+  const double sum_p = mass_sums(p).lo, sum_q = mass_sums(q).hi;
+  const double c_p = sum_p > p.total ? p.total / sum_p : 1.0;
+  const double c_q = sum_q < q.total && sum_q > 0 ? q.total / sum_q : 1.0;
+  const double scaled = s.value() + alpha * std::log(c_p) + (1.0 - alpha) * std::log(c_q);
   // minus 1e-12 for the rounding of the sum
-  return std::max(0.0, (s.value() - 1e-12) / (alpha - 1.0));
+  return std::max(0.0, (scaled - 1e-12) / (alpha - 1.0));
 }
 
 double renyi_upper(const ExactLaw& p, const ExactLaw& q, double alpha, const RenyiOptions& options,

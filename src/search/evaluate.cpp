@@ -137,11 +137,9 @@ std::string exact_gap(const config::Scenario& s, const Spec& spec, std::uint64_t
   if (!chain) return "mixture: " + why + "; exact chain: " + chain_why;
   exact::EngineOptions options;
   options.cells_per_sd = s.estimate.exact_cells_per_sd;
-  const estimate::ChainWork w = estimate::chain_work(*chain, options, s.estimate.exact_max_work);
-  if (!(w.work <= s.estimate.exact_max_work))
-    return fmt::format("mixture: {}; exact chain: work {}{:.3g} > estimate.exact_max_work = {:g}",
-                       why, w.at_least ? "at least " : "", w.work, s.estimate.exact_max_work);
-  return "";
+  const std::string over = estimate::over_limits(
+      *chain, s.estimate, estimate::chain_work(*chain, options, s.estimate.exact_max_work));
+  return over.empty() ? "" : "mixture: " + why + "; exact chain: " + over;
 }
 
 Evaluation evaluate(const config::Scenario& s, const Spec& spec, std::uint64_t seed) {

@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 
+import h5py
+
 from checks import check, finish  # this folder
 
 cli, source, work = sys.argv[1:4]
@@ -156,6 +158,72 @@ bootstrap = 0
           in done.stderr, f"run under 300 MB: exit {done.returncode} ({done.stderr[-300:]})")
     check(open(out, "rb").read() == previous and not os.path.exists(out + ".tmp"),
           "run under 300 MB: the file at -o before is untouched, no .tmp")
+
+    # The exact chain's memory (issue 37). A projected chain on a grid of 6.7e5 cells would
+    # hold about 0.28 GB: under 250 MB validate and run refuse it before any work, naming
+    # estimate.exact_max_memory; below that limit the scenario gets no exact value, the run
+    # goes on. Noise far wider than the projection's interval (blog_sigma up to 1e12) once
+    # took memory in proportion to sigma (4.2 GB at 1e7): now a few MB, exact rows written.
+    chain = """
+[experiment]
+seed = 7
+trajectories = 1000
+[model]
+loss = "linear"
+dim = 1
+[data]
+preset = "linear_worst_case"
+n = 10
+lipschitz = 1.0
+[training]
+scheme = "sample_without_replacement"
+eta = 0.04
+batch_size = BATCH
+steps = 1
+projection_diameter = 2.0
+[noise]
+blog_sigma = SIGMA
+[estimate]
+methods = ["exact"]
+bootstrap = 0
+"""
+    fine = os.path.join(work, "chain_fine.toml")
+    open(fine, "w").write(chain.replace("BATCH", "2").replace("SIGMA", "0.003"))
+    for command in ("validate", "run"):
+        out = os.path.join(work, "chain_fine.h5")
+        done = run([command, fine] + (["-o", out] if command == "run" else []),
+                   address_space=250 << 20)
+        check(done.returncode == 2 and "estimate.exact_max_memory = 4e+09" in done.stderr
+              and "more than the" in done.stderr and not os.path.exists(out),
+              f"{command} of a 0.28 GB chain under 250 MB: exit {done.returncode} "
+              f"({done.stderr.strip()[-300:]})")
+    open(fine, "a").write("exact_max_memory = 1e8\n")
+    out = os.path.join(work, "chain_fine.h5")
+    done = run(["run", fine, "-o", out, "--threads", "1"], address_space=250 << 20)
+    check(done.returncode == 0, f"the same chain with exact_max_memory = 1e8: exit "
+                                f"{done.returncode} ({done.stderr.strip()[-300:]})")
+    if done.returncode == 0:
+        with h5py.File(out, "r") as f:
+            how = f["scenarios/0000/estimates"].attrs["mixture"]
+        check("memory limit" in how and "estimate.exact_max_memory = 1e+08" in how,
+              f"its exact law says why there is none ({how[-200:]})")
+    for sigma in ("1e7", "1e12"):
+        wide = os.path.join(work, f"chain_{sigma}.toml")
+        open(wide, "w").write(chain.replace("BATCH", "10").replace("SIGMA", sigma))
+        out = os.path.join(work, f"chain_{sigma}.h5")
+        done = run(["run", wide, "-o", out, "--threads", "1"], address_space=250 << 20)
+        check(done.returncode == 0, f"blog_sigma = {sigma} under 250 MB: exit "
+                                    f"{done.returncode} ({done.stderr.strip()[-300:]})")
+        if done.returncode == 0:
+            with h5py.File(out, "r") as f:
+                est = f["scenarios/0000/estimates"]
+                rows = [(m.decode() if isinstance(m, bytes) else m, lo, hi)
+                        for m, lo, hi in zip(est["method"][:], est["lower"][:], est["upper"][:])]
+            # the truth is below 1e-15 (sigma 1e7) and 1e-25 (1e12): the lower end never above
+            exact_rows = [(lo, hi) for m, lo, hi in rows if m == "exact-chain"]
+            check(len(exact_rows) > 0 and all(0 <= lo <= 1e-15 and lo <= hi < 1e-9
+                                              for lo, hi in exact_rows),
+                  f"blog_sigma = {sigma}: exact-chain brackets hold the truth ({rows[:4]})")
 
 # ---------------------------------------------------------------- refused before writing
 parts = []

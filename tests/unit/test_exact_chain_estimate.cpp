@@ -296,3 +296,61 @@ step_std = 0.2
   REQUIRE_FALSE(fits(big));
   CHECK(big.propagations == Approx(cases[0] + cases[1] + (maps[0] + maps[1]) * 1600));
 }
+
+TEST_CASE("the exact chain's memory: predicted, held to its limit, bounded by the grid",
+          "[estimate][exact]") {
+  // Over estimate.exact_max_memory: no value, the reason names the key.
+  const auto spec = config::parse_experiment(kLinear + "exact_max_memory = 1000\n", "t.toml");
+  const auto& s = spec.scenarios.at(0);
+  CHECK(s.estimate.exact_max_memory == 1000);
+  const auto e = estimate::estimate_scenario(s, {}, {}, spec.seed);
+  CHECK(e.estimates.empty());
+  CHECK_THAT(e.mixture, Catch::Contains("memory limit") &&
+                            Catch::Contains("estimate.exact_max_memory = 1000"));
+  CHECK_THAT(error_of(kLinear + "exact_max_memory = -1\n"),
+             Catch::Contains("estimate.exact_max_memory = -1 (must be in [0, 10^15]"));
+  // The estimate covers at least the laws it holds (6 doubles a cell, 4 laws of D').
+  std::string why;
+  const auto chain = exact::chain_from_scenario(s, why);
+  REQUIRE(chain);
+  exact::EngineOptions o;
+  o.location_mixture = false;
+  const estimate::ChainWork w = estimate::chain_work(*chain, o);
+  CHECK(w.memory >= 4.0 * 48.0 * static_cast<double>(w.cells));
+  CHECK(w.memory <= 1e9);
+
+  // A projected step whose noise is 10^12 times the interval: the noise's reach spans 10^13
+  // grids of one cell. The kernel, the lattice and density tables follow the grid (a few
+  // cells), not the reach: the estimate is small, the chain runs and its bracket holds the
+  // truth, R_alpha <= alpha (2 eta L / b)^2 / (2 s^2) ~ 1e-25. Rounding (1e-16 of masses near
+  // 1/2) leaves the upper end near 4e-11; the lower end once carried it too (3.6e-11, above
+  // the truth: a false "violated (exact)"), now the masses are scaled to their totals first.
+  const auto wide = config::parse_experiment(test::linear_worst_case_toml(3, 1000, R"(
+[training]
+scheme = "sample_without_replacement"
+eta = 0.04
+batch_size = 10
+steps = 1
+projection_diameter = 2.0
+[noise]
+blog_sigma = 1e12
+[estimate]
+methods = ["exact"]
+alphas = [2, 8]
+)"),
+                                             "t.toml");
+  const auto& sw = wide.scenarios.at(0);
+  const auto wide_chain = exact::chain_from_scenario(sw, why);
+  REQUIRE(wide_chain);
+  const estimate::ChainWork ww = estimate::chain_work(*wide_chain, exact::EngineOptions{});
+  CHECK(ww.cells <= 4);
+  CHECK(ww.memory < 1e6);
+  const auto rows = estimate::exact_chain_renyi(sw, {2.0, 8.0});
+  REQUIRE(rows.rows.size() == 4);
+  for (const auto& r : rows.rows) {
+    CHECK(r.lower >= 0);
+    CHECK(r.lower <= 1e-24);
+    CHECK(r.upper >= r.lower);
+    CHECK(r.upper < 1e-9);
+  }
+}

@@ -150,6 +150,10 @@ struct EstimateSpec {
   /// x cases, estimated before evolving; above it the scenario gets no exact-chain value (the
   /// default is about 20 s of one core, docs/experiments.md).
   double exact_max_work = 4e10;
+  /// The exact chain's memory limit in bytes (estimate.exact_max_memory): its peak, estimated
+  /// before evolving; above it the scenario gets no exact-chain value. The default is far above
+  /// what a chain within the default work limit takes (at most about 2 GB).
+  double exact_max_memory = 4e9;
 };
 
 /// A user's (eps, delta) claim ([[profile.claims]]): eps(delta) <= the claimed eps, in both

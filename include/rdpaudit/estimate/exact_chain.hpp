@@ -33,9 +33,25 @@ struct ChainWork {
   /// The engine takes the location-mixture path: work = steps x clusters x cases + 2 x cells
   /// x width.
   bool location = false;
+  /// Bytes the evolution holds at its peak, estimated from above (laws, density points, kept
+  /// coefficient tables): held to estimate.exact_max_memory.
+  double memory = 0;
 };
 ChainWork chain_work(const exact::ChainSpec& chain, const exact::EngineOptions& options,
                      double limit = std::numeric_limits<double>::infinity());
+
+/// Empty when `w` is within estimate.exact_max_work and estimate.exact_max_memory, else which
+/// limit it is over, by how much and the key that raises it ("work limit: ...", "memory limit:
+/// ...").
+std::string over_limits(const exact::ChainSpec& chain, const config::EstimateSpec& e,
+                        const ChainWork& w);
+
+/// Throws InputError naming estimate.exact_max_memory when a scenario's exact chain, within
+/// both limits, would hold more memory than this process may use (core/memory.hpp): validate
+/// and run refuse it before any work rather than running out of memory in the estimation.
+/// Quadratic losses in d <= 2 are left to the run (their quadrature usually serves them and
+/// the chain is not evolved; the limit still holds there).
+void check_exact_chain_memory(const config::ExperimentSpec& spec);
 
 /// The result of trying the exact chain on a scenario: the rows (empty when it was not
 /// evolved) and the description stored as the scenario's exact law ("exact chain (h = s/40)",

@@ -116,6 +116,18 @@ struct MapCase {
 /// "Cost").
 inline constexpr std::size_t kMapCoefficientsKept = std::size_t{3} << 19;
 
+/// An affine case whose slope is not 1 moves each source's image to a lattice of this many
+/// points per cell, with one coefficient table per lattice point.
+inline constexpr int kLatticeTablesPerSlope = 32;
+
+/// The tables of affine cases with a slope other than 1 (kLattice per slope) are kept across
+/// steps, at most this many coefficients per thread (about 300 MB; a full store is emptied and
+/// refilled with the same numbers).
+inline constexpr std::size_t kLatticeCoefficientsKept = std::size_t{1} << 21;
+
+/// Bytes one kept coefficient takes (CoefColumns: 18 columns of doubles).
+inline constexpr double kBytesPerCoefficient = 18 * 8;
+
 /// One step: a mixture of affine cases and of map cases (weights sum to 1), then
 /// N(0, noise_std^2).
 struct Step {
