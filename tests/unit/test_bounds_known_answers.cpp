@@ -82,7 +82,7 @@ TEST_CASE("eps_0^j equals the literal sum of Theorem 3.3", "[bounds][known]") {
   CHECK(ye_shokri::eps0(0.7, 0.5, 2.0, 2) == 0.0);
 }
 
-TEST_CASE("Theorem 3.3 at K = 1 is eps_0^{n/b - j0}; the last batch gets one full step",
+TEST_CASE("Theorem 3.3 at K = 1 is eps_0^{n/b - j0}, the last batch gets one full step",
           "[bounds][known]") {
   for (long j0 : {0L, 7L, 24L}) {
     const Params p = figure_params(BatchScheme::kFixedOrder, 1, j0);
@@ -111,7 +111,7 @@ TEST_CASE("Theorem 3.3 grows with K and converges to its K -> infinity limit", "
   CHECK_THAT(previous, WithinRel(limit, 1e-12));
 }
 
-TEST_CASE("Theorem 2.1 closed form and limit; equals Theorem D.7's formula at b = n",
+TEST_CASE("Theorem 2.1 closed form and limit, equals Theorem D.7's formula at b = n",
           "[bounds][known]") {
   const Params p = figure_params(BatchScheme::kShufflePartition, 200, 0);
   // alpha S_g^2 / (lambda sigma^2 b^2) (1 - e^{-lambda eta K/2}) = 10 * 16/16 * (1 - e^{-2})
@@ -141,7 +141,7 @@ TEST_CASE("Theorem 4.2 lies between the first- and last-batch Theorem 3.3 values
   }
 }
 
-TEST_CASE("Footnote 4 with the 1/(alpha-1) of Eq. (5) is Eq. (5); as printed it is not",
+TEST_CASE("Footnote 4 with the 1/(alpha-1) of Eq. (5) is Eq. (5), as printed it is not",
           "[bounds][known]") {
   const Params p = figure_params(BatchScheme::kShufflePartition, 200, 0);
   const double alpha = 10.0;
@@ -260,7 +260,7 @@ TEST_CASE("Figure 2's composition approximation and plain Gaussian composition",
   CHECK_THAT(value("gaussian_composition", r, 15.0), WithinRel(201.0 * 15.0 / 200.0, 1e-14));
 }
 
-TEST_CASE("Blog Theorem 1: linear before the burn-in, flat after; Step 5 is 3x at saturation",
+TEST_CASE("Blog Theorem 1: linear before the burn-in, flat after, Step 5 is 3x at saturation",
           "[bounds][known]") {
   Params p;
   p.loss = LossKind::kLinear;

@@ -679,7 +679,7 @@ TEST_CASE("command-line counts: --scale and --trajectories are blamed in their o
                                "steps = 7.5e+13 trajectory-steps"));
 }
 
-TEST_CASE("echoed values are capped; data.points names the bad record (item 16)",
+TEST_CASE("echoed values are capped, data.points names the bad record (item 16)",
           "[config][issue13]") {
   std::string points;
   for (int i = 0; i < 5000; ++i) points += (i ? ", " : "") + std::string("[0.0]");

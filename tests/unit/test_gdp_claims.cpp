@@ -63,7 +63,7 @@ const audit::GdpEstimate* row(const std::vector<audit::GdpEstimate>& rows,
 
 }  // namespace
 
-TEST_CASE("a GDP claim's (eps, delta) row is the exact profile of mu-GDP; its mu row",
+TEST_CASE("a GDP claim's (eps, delta) row is the exact profile of mu-GDP, its mu row",
           "[gdp][audit][profile]") {
   const auto spec = bounds::parse_experiment(
       pair_with("[[profile.claims]]\nname = \"g\"\nmu = 0.75\n[[profile.claims]]\nname = "
@@ -90,8 +90,8 @@ TEST_CASE("a GDP claim's (eps, delta) row is the exact profile of mu-GDP; its mu
 }
 
 TEST_CASE(
-    "exact mu rows: the closed form of a Gaussian pair; on the eps grid within its tolerance "
-    "and below the truth; the subsampled pair's supremum far out on the grid",
+    "exact mu rows: the closed form of a Gaussian pair, on the eps grid within its tolerance "
+    "and below the truth, the subsampled pair's supremum far out on the grid",
     "[gdp][gdp-mu][profile]") {
   const auto spec = bounds::parse_experiment(pair_with("", true), "t.toml");
   const auto& s = spec.scenarios.at(0);

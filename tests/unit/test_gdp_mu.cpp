@@ -54,7 +54,7 @@ TEST_CASE("normal quantile, mu of a set, mu from delta against mpmath to 1e-10 r
   CHECK_THROWS(gdp::mu_from_delta(-1.0, 0.1));
 }
 
-TEST_CASE("mu from delta inverts the GDP profile; a Gaussian test set gives back its mu",
+TEST_CASE("mu from delta inverts the GDP profile, a Gaussian test set gives back its mu",
           "[gdp][gdp-mu]") {
   for (double mu : {0.05, 0.5, 1.0, 3.0, 8.0}) {
     for (double eps : {0.0, 0.3, 1.0, 4.0}) {
@@ -106,7 +106,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "exact mu from an exact profile: a Gaussian pair's mu at every eps; a mixture below "
+    "exact mu from an exact profile: a Gaussian pair's mu at every eps, a mixture below "
     "the Gaussian that dominates it",
     "[gdp][gdp-mu][profile]") {
   using exact::ExactProfile;

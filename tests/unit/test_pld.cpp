@@ -181,7 +181,7 @@ TEST_CASE("PLD: the RDP composition bound is never below the PLD lower end", "[b
   }
 }
 
-TEST_CASE("PLD: replace-one without sampling is the Gaussian with z/2; bad input throws",
+TEST_CASE("PLD: replace-one without sampling is the Gaussian with z/2, bad input throws",
           "[bounds][pld]") {
   const pld::Interval a =
       pld::epsilon_poisson_gaussian(1.0, 2.0, 10, 1e-5, pld::Adjacency::kReplaceOne);
