@@ -115,6 +115,85 @@ void check_estimates(const Group& e) {
   }
 }
 
+// A grid of orders: finite, above `floor` (or at it where `at_floor`), strictly increasing,
+// below `ceiling` where finite.
+void check_grid(const Group& g, const std::string& name, const std::vector<double>& x, double floor,
+                bool at_floor, double ceiling, const std::string& what) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const bool above = at_floor ? x[i] >= floor : x[i] > floor;
+    if (!std::isfinite(x[i]) || !above || !(x[i] < ceiling)) g.fail(name, num(x[i]), what);
+    if (i > 0 && !(x[i] > x[i - 1]))
+      g.fail(name, fmt::format("{} after {}", num(x[i]), num(x[i - 1])), "strictly increasing");
+  }
+}
+
+// The scenario's bound table: orders > 1, increasing, a value per (bound, order). The values
+// themselves are a bound's, as computed (NaN: not applicable; any number a custom formula
+// gives).
+void check_bound_table(const Group& b) {
+  check_grid(b, "alphas", b.read_doubles("alphas"), 1.0, false, INFINITY, "finite orders > 1");
+  const auto names = b.read_strings("names");
+  expect_shape(b, "values", {names.size(), b.read_doubles("alphas").size()});
+  if (b.read_strings("reasons").size() != names.size())
+    b.fail("reasons", fmt::format("{} rows", b.read_strings("reasons").size()),
+           fmt::format("{} rows, one per bound", names.size()));
+}
+
+// The claims: deltas in (0, 1), increasing; an eps per (claim, delta), >= 0 or +inf (NaN:
+// not applicable); mu > 0 or NaN (not a Gaussian-DP claim).
+void check_claim_table(const Group& c) {
+  const auto deltas = c.read_doubles("deltas");
+  check_grid(c, "deltas", deltas, 0.0, false, 1.0, "deltas in (0, 1)");
+  const auto names = c.read_strings("names");
+  expect_shape(c, "values", {names.size(), deltas.size()});
+  for (double v : c.read_doubles("values"))
+    if (v < 0 || v == -INFINITY) c.fail("values", num(v), "eps >= 0, +inf or NaN (not applicable)");
+  expect_shape(c, "mu", {names.size()});
+  for (double m : c.read_doubles("mu"))
+    if (!(std::isnan(m) || (m > 0 && std::isfinite(m))))
+      c.fail("mu", num(m), "a finite mu > 0, or NaN (not a Gaussian-DP claim)");
+  for (const char* column : {"kinds", "sources", "reasons"}) {
+    const auto n = c.read_strings(column).size();
+    if (n != names.size())
+      c.fail(column, fmt::format("{} rows", n),
+             fmt::format("{} rows, one per claim", names.size()));
+  }
+}
+
+// The privacy profiles: eps grid >= 0 and increasing, deltas in (0, 1); per row a direction
+// and brackets lower <= value <= upper with delta in [0, 1] (upper +inf: none), eps >= 0.
+void check_profile_table(const Group& p) {
+  const auto eps = p.read_doubles("epsilons");
+  const auto deltas = p.read_doubles("deltas");
+  check_grid(p, "epsilons", eps, 0.0, true, INFINITY, "finite eps >= 0");
+  check_grid(p, "deltas", deltas, 0.0, false, 1.0, "deltas in (0, 1)");
+  const auto rows = p.read_strings("method").size();
+  for (const char* column : {"interval", "direction"}) {
+    const auto n = std::string(column) == "direction" ? p.read_ints(column).size()
+                                                      : p.read_strings(column).size();
+    if (n != rows) p.fail(column, fmt::format("{} rows", n), fmt::format("{} rows", rows));
+  }
+  for (std::int64_t d : p.read_ints("direction"))
+    if (d != 0 && d != 1) p.fail("direction", std::to_string(d), "0 or 1");
+  const auto bracket = [&](const char* what, std::size_t columns, double top) {
+    const std::string v = std::string(what) + "_value", lo = std::string(what) + "_lower",
+                      hi = std::string(what) + "_upper";
+    for (const std::string* name : {&v, &lo, &hi}) expect_shape(p, *name, {rows, columns});
+    const auto value = p.read_doubles(v), lower = p.read_doubles(lo), upper = p.read_doubles(hi);
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!(lower[i] >= 0 && lower[i] <= top))
+        p.fail(lo, num(lower[i]), fmt::format("in [0, {}]", top));
+      if (!(upper[i] >= lower[i]))
+        p.fail(hi, num(upper[i]), fmt::format("at least the lower end {}", num(lower[i])));
+      if (!(value[i] >= lower[i] && value[i] <= upper[i] && value[i] <= top))
+        p.fail(v, num(value[i]),
+               fmt::format("within [{}, {}]", num(lower[i]), num(std::min(upper[i], top))));
+    }
+  };
+  bracket("delta", eps.size(), 1.0);
+  bracket("epsilon", deltas.size(), INFINITY);
+}
+
 }  // namespace
 
 void check_scenario_data(const Group& g, std::int64_t trajectories) {
@@ -161,7 +240,11 @@ void check_scenario_data(const Group& g, std::int64_t trajectories) {
       check_histogram(bin, fmt::format("score_edges_{}", i), dg, dp,
                       fmt::format("score_counts_{}", i), trajectories);
   }
-  check_estimates(g.open_group("estimates"));
+  const Group est = g.open_group("estimates");
+  check_estimates(est);
+  if (g.has("bounds")) check_bound_table(g.open_group("bounds"));
+  if (g.has("claims")) check_claim_table(g.open_group("claims"));
+  if (est.has("profile")) check_profile_table(est.open_group("profile"));
 }
 
 }  // namespace rdpaudit::io

@@ -198,6 +198,52 @@ def results_variants(good, good_2d, work):
     return out
 
 
+def profile_variants(good, work):
+    """Damaged copies of a results file with [profile] and claims (its first scenario's
+    per-scenario tables: the profile brackets, the claims, the bound table)."""
+    s0 = "scenarios/0000"
+    prof = f"{s0}/estimates/profile"
+
+    def set_first(f, name, value):
+        v = f[name][()].astype(float)
+        v.flat[0] = value
+        replace(f[name].parent, name.rsplit("/", 1)[1], v)
+
+    def reversed_grid(f, name):
+        v = f[name][()]
+        replace(f[name].parent, name.rsplit("/", 1)[1], v[::-1].copy())
+
+    def lower_above_upper(f):
+        lo = f[f"{prof}/delta_lower"][()]
+        up = f[f"{prof}/delta_upper"][()]
+        i = np.argmax(np.isfinite(up) & (up > 0))
+        lo.flat[i] = 2 * up.flat[i] if up.flat[i] < 0.5 else up.flat[i] + 1e-3
+        replace(f[prof], "delta_lower", lo)
+
+    v = {
+        "profile_delta_7": lambda f: set_first(f, f"{prof}/delta_value", 7.0),
+        "profile_delta_nan": lambda f: set_first(f, f"{prof}/delta_lower", np.nan),
+        "profile_eps_grid_reversed": lambda f: reversed_grid(f, f"{prof}/epsilons"),
+        "profile_delta_grid_outside": lambda f: set_first(f, f"{prof}/deltas", 1.5),
+        "profile_lower_above_upper": lower_above_upper,
+        "profile_eps_negative": lambda f: set_first(f, f"{prof}/epsilon_lower", -1.0),
+        "profile_direction": lambda f: replace(
+            f[prof], "direction", np.full(f[f"{prof}/direction"].shape, 4, dtype=np.int32)),
+        "profile_ragged": lambda f: replace(f[prof], "delta_upper",
+                                            f[f"{prof}/delta_upper"][()][:-1]),
+        "claim_eps_negative": lambda f: set_first(f, f"{s0}/claims/values", -2.0),
+        "claim_delta_7": lambda f: set_first(f, f"{s0}/claims/deltas", 7.0),
+        "claim_mu_zero": lambda f: set_first(f, f"{s0}/claims/mu", 0.0),
+        "claim_values_shape": lambda f: replace(f[f"{s0}/claims"], "values",
+                                                f[f"{s0}/claims/values"][()][:-1]),
+        "bound_alphas_reversed": lambda f: reversed_grid(f, f"{s0}/bounds/alphas"),
+        "bound_alpha_nan": lambda f: set_first(f, f"{s0}/bounds/alphas", np.nan),
+        "bound_values_shape": lambda f: replace(f[f"{s0}/bounds"], "values",
+                                                f[f"{s0}/bounds/values"][()][:, :-1]),
+    }
+    return {name: edited(good, work, name, edit) for name, edit in v.items()}
+
+
 def state_variants(good, work, kind):
     """Damaged checkpoints or part files (`kind` names the copies): every change of the
     counts or of what identifies them, and byte damage."""

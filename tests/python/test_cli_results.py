@@ -63,6 +63,26 @@ for name, path in results.items():
     drawn = os.listdir(figures) if os.path.isdir(figures) else []
     check(not drawn, f"plot on {name}: no figure drawn from damaged data ({drawn[:3]})")
 
+# The per-scenario tables of a run with [profile] and claims: the profile brackets, the
+# claims and the bound table, damaged (delta 7, NaN, a reversed grid, lower above upper, ...).
+good_profile = os.path.join(work, "good_profile.h5")
+subprocess.run([cli, "run", os.path.join(source, "experiments", "profile_cases.toml"), "-o",
+                good_profile, "--trajectories", "4000"], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for name, path in damage.profile_variants(good_profile, work).items():
+    figures = os.path.join(work, f"plots_{name}")
+    for command in (["check"], ["report"], ["plot", "--out", figures]):
+        done = subprocess.run([cli, command[0], path] + command[1:], capture_output=True,
+                              text=True, timeout=60)
+        refused(f"{command[0]} on {name}", done, path)
+    drawn = os.listdir(figures) if os.path.isdir(figures) else []
+    check(not drawn, f"plot on {name}: no figure drawn from damaged data ({drawn[:3]})")
+for command in (["check"], ["report"]):
+    done = subprocess.run([cli, command[0], good_profile], capture_output=True, text=True)
+    check(done.returncode in (0, 1) and "damaged" not in done.stderr,
+          f"{command[0]} on the good profile file: exit {done.returncode} "
+          f"({done.stderr.strip()[:300]})")
+
 # The good file itself passes all three.
 for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
     done = subprocess.run([cli, command[0], good] + command[1:], capture_output=True, text=True)
