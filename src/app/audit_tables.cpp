@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,44 @@ void print_evidence(const audit::AuditResult& a) {
     if (!b.adjacency_note.empty() && b.outcome != Verdict::kNotApplicable)
       fmt::print("\nnote: {}\n", b.adjacency_note);
   }
+}
+
+void print_last_iterate_eps(const audit::AuditResult& a,
+                            const std::vector<std::string>& sweep_points) {
+  struct Row {
+    const audit::Cell* dir[2] = {nullptr, nullptr};
+    std::map<std::string, double> claims;  // claim name -> its eps
+  };
+  std::map<std::pair<int, double>, Row> rows;
+  for (const auto& c : a.cells) {
+    if (!c.is_claim() || std::isnan(c.exact)) continue;
+    Row& r = rows[{c.scenario, c.delta}];
+    r.dir[c.direction == 0 ? 0 : 1] = &c;
+    const auto& b = a.bounds[static_cast<std::size_t>(c.bound)];
+    if (b.kind == "claim") r.claims[b.name] = c.bound_value;
+  }
+  if (rows.empty()) return;
+  fmt::print("{:>4}  {:<36} {:>8} {:>12} {:>12}  {}\n", "#", "sweep point", "delta", "exact P||P'",
+             "exact P'||P", "claims (eps)");
+  for (const auto& [key, r] : rows) {
+    const auto shown = [](const audit::Cell* c) {
+      return c ? audit::exact_text(c->exact_lower, c->exact, c->exact_upper,
+                                   c->exact_upper_certified)
+               : std::string("-");
+    };
+    std::string claims;
+    for (const auto& [name, eps] : r.claims)
+      claims += fmt::format("{}{} {}", claims.empty() ? "" : ", ", name, value_text(eps));
+    const auto i = static_cast<std::size_t>(key.first);
+    fmt::print("{:>4}  {:<36} {:>8g} {:>12} {:>12}  {}\n", key.first,
+               i < sweep_points.size() ? sweep_points[i] : std::string("-"), key.second,
+               shown(r.dir[0]), shown(r.dir[1]), claims.empty() ? "-" : claims);
+  }
+  fmt::print(
+      "exact: the eps(delta) of the last iterate theta_T alone, for this pair D, D' (the "
+      "worst case the file sets up, not every pair, not the intermediate iterates); a claim "
+      "covers what its source states (an accountant's eps: every iterate released, any pair). "
+      "'valid (exact)' means the claim is at least this value.\n\n");
 }
 
 void print_cells_csv(const audit::AuditResult& a, const std::vector<std::string>& sweep_points) {

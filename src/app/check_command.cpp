@@ -24,6 +24,9 @@ int check_command(const CheckArgs& args) {
   const audit::AuditResult& a = s.audit;
   fmt::print("{}: experiment {}, {} scenario(s), {} trajectories per dataset\n", args.file,
              s.experiment_name, s.scenarios.size(), s.trajectories);
+  std::vector<std::string> points;
+  for (const auto& sc : s.scenarios) points.push_back(sc.sweep_point);
+  print_last_iterate_eps(a, points);
   print_audit_counts(a);
   print_bound_table(a);
   print_evidence(a);

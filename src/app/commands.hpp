@@ -126,6 +126,12 @@ int report_command(const std::string& file, bool csv = false);
 /// Runs python/plots/audit_plots.py with /usr/bin/python3 (or $RDPAUDIT_PYTHON).
 int plot_command(const std::string& file, const std::string& out_dir);
 
+/// The last iterate's exact eps(delta) per scenario and delta of the claims (both directions,
+/// a bracket where it is wider than the engine's target), the claims' eps beside it, and one
+/// line on what each covers: theta_T of this pair, against what a claim's source states.
+/// Nothing where no claim cell has an exact value.
+void print_last_iterate_eps(const audit::AuditResult& a,
+                            const std::vector<std::string>& sweep_points);
 /// The per-bound verdict table shared by check, report and run.
 void print_bound_table(const audit::AuditResult& a);
 /// One line: the level, the Holm family's size and the count of cells in each verdict.

@@ -28,7 +28,10 @@ void print_gdp(const io::ResultsSummary& s) {
     std::string where;
     if (!std::isnan(sc.mu_exact_epsilon))
       where = fmt::format("  sup over the eps grid at eps = {:g}{}", sc.mu_exact_epsilon,
-                          sc.mu_exact_at_grid_end ? " (its last usable eps: a lower bound)" : "");
+                          sc.mu_exact_at_grid_end
+                              ? " (the grid's last usable eps, mu still growing there: the "
+                                "exact mu is at least this)"
+                              : "");
     fmt::print("{:>4}  {:<36} {:>12} {:>12}{}\n", sc.index, sc.sweep_point,
                value_text(sc.mu_certified), value_text(sc.mu_exact), where);
   }
@@ -92,6 +95,11 @@ int report_command(const std::string& file, bool csv) {
   }
   fmt::print("total simulation time {:.1f} s\n\n", total);
   print_gdp(s);
+  {
+    std::vector<std::string> points;
+    for (const auto& sc : s.scenarios) points.push_back(sc.sweep_point);
+    print_last_iterate_eps(s.audit, points);
+  }
   if (!s.has_audit) {
     fmt::print("no audit in this file (format {}.{})\n", s.format_major, s.format_minor);
     return 0;

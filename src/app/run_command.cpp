@@ -400,6 +400,9 @@ int run_command(const RunArgs& args) {
              spec.scenarios.size(), rounds[static_cast<std::size_t>(look - 1)], threads,
              par::size() > 1 ? fmt::format(" x {} MPI ranks", par::size()) : "",
              args.until_decided ? fmt::format("; {} look(s), stopped: {}", look, stop) : "");
+  std::vector<std::string> points;
+  for (const auto& s : spec.scenarios) points.push_back(describe_point(s));
+  print_last_iterate_eps(verdicts, points);
   print_audit_counts(verdicts);
   print_bound_table(verdicts);
   if (counting.checkpoints() > 0) {

@@ -77,11 +77,26 @@ for name, path in damage.profile_variants(good_profile, work).items():
         refused(f"{command[0]} on {name}", done, path)
     drawn = os.listdir(figures) if os.path.isdir(figures) else []
     check(not drawn, f"plot on {name}: no figure drawn from damaged data ({drawn[:3]})")
+# check and report print the last iterate's exact eps(delta) beside the claims, with what it
+# covers; the number is the file's exact profile (the audit cell's exact value).
+with h5py.File(good_profile, "r") as f:
+    c = f["audit/cells"]
+    quantity = [q.decode() if isinstance(q, bytes) else q for q in c["quantity"][()]]
+    row = [i for i, q in enumerate(quantity) if q == "eps_delta" and c["scenario"][i] == 0
+           and c["delta"][i] == 1e-5 and c["direction"][i] == 0][0]
+    exact_eps = float(c["exact"][row])
 for command in (["check"], ["report"]):
     done = subprocess.run([cli, command[0], good_profile], capture_output=True, text=True)
     check(done.returncode in (0, 1) and "damaged" not in done.stderr,
           f"{command[0]} on the good profile file: exit {done.returncode} "
           f"({done.stderr.strip()[:300]})")
+    lines = [ln.split() for ln in done.stdout.splitlines()
+             if ln.split()[:1] == ["0"] and "1e-05" in ln.split()]
+    shown = float(lines[0][lines[0].index("1e-05") + 1]) if len(lines) == 1 else float("nan")
+    check(abs(shown / exact_eps - 1) < 1e-5
+          and "claims (eps)" in done.stdout and "last iterate theta_T alone" in done.stdout,
+          f"{command[0]}: the last iterate's exact eps(1e-5) {exact_eps:.6g} beside the claims "
+          f"({lines[:1]})")
 
 # The good file itself passes all three.
 for command in (["check"], ["report"], ["plot", "--out", os.path.join(work, "plots")]):
