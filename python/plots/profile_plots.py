@@ -16,8 +16,9 @@ scenario (up to six, spread over the sweep), the larger-eps direction of each:
 import numpy as np
 
 MAX_PANELS = 6
-KIND_MARKERS = {"claim": "D", "conversion": "s", "profile theorem": "^"}
-KIND_COLOURS = {"conversion": "tab:orange", "profile theorem": "tab:brown"}
+KIND_MARKERS = {"claim": "D", "conversion": "s", "profile theorem": "^", "profile heuristic": "v"}
+KIND_COLOURS = {"conversion": "tab:orange", "profile theorem": "tab:brown",
+                "profile heuristic": "tab:pink"}
 # exact profiles: a listed mixture's, and the exact-law engine's bracket (value its midpoint)
 EXACT_PROFILES = ("exact-profile", "exact-chain-profile")
 

@@ -26,7 +26,9 @@ Expectation default_expectation(bounds::Kind kind, config::Adjacency bound,
   // An approximation is not claimed to bound anything, and a baseline for another relation
   // than the pair's may be exceeded without contradicting its source: reported, never
   // failing a check unless the file asks (bounds.expect_holds, expect_violated, ...).
-  if (kind == bounds::Kind::kApproximation) return Expectation::kInformative;
+  // A heuristic is expected to fail for some loss: never expected to hold by default.
+  if (kind == bounds::Kind::kApproximation || kind == bounds::Kind::kHeuristic)
+    return Expectation::kInformative;
   if (kind == bounds::Kind::kBaseline && bound != pair) return Expectation::kInformative;
   return Expectation::kHolds;
 }

@@ -70,6 +70,8 @@ std::string_view kind_name(Kind k) {
       return "derivation";
     case Kind::kCustom:
       return "custom";
+    case Kind::kHeuristic:
+      return "heuristic";
   }
   return "?";
 }

@@ -1,5 +1,5 @@
 // The catalogue of built-in privacy-profile bounds and their preconditions. The formulas live
-// in allocation.cpp; this file decides when each one applies.
+// in allocation.cpp and last_iterate_heuristic.cpp; this file decides when each one applies.
 #include "rdpaudit/bounds/profile_bounds.hpp"
 
 #include <fmt/format.h>
@@ -7,12 +7,14 @@
 #include <cmath>
 
 #include "rdpaudit/bounds/allocation.hpp"
+#include "rdpaudit/bounds/last_iterate_heuristic.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::bounds {
 namespace {
 
 constexpr const char* kFs41 = "fs25_thm4.1_random_allocation";
+constexpr const char* kHeuristic = "steinke25_last_iterate_heuristic";
 
 /// Why Theorem 4.1 (first part) does not cover the scenario, empty when it does. The theorem
 /// is stated for a t-step algorithm whose steps are each dominated by one randomizer R (their
@@ -52,6 +54,24 @@ long allocation_steps(const Params& p) {
   return p.n / p.b;
 }
 
+/// Why the last-iterate heuristic is not stated for the scenario: it is DP-SGD's, Poisson
+/// sampling at rate q with noise multiplier z (here s / (eta S_g / b), as the MTZ baseline),
+/// add/remove neighbours (a record against none), T steps.
+std::string heuristic_reasons(const Params& p) {
+  std::string reasons;
+  const auto require = [&](bool ok, const std::string& why) {
+    if (!ok) reasons += (reasons.empty() ? "" : "; ") + why;
+  };
+  require(p.scheme == BatchScheme::kPoisson,
+          fmt::format("scheme {} is not covered: the heuristic is for Poisson sampling",
+                      config::to_string(p.scheme)));
+  require(p.adjacency == Adjacency::kAddRemove,
+          fmt::format("the pair is {}: the heuristic is stated for add/remove neighbours",
+                      config::to_string(p.adjacency)));
+  require(std::isfinite(step_noise_ratio(p)), "no noise multiplier (S_g = 0)");
+  return reasons;
+}
+
 }  // namespace
 
 const std::vector<BoundInfo>& profile_catalogue() {
@@ -63,6 +83,11 @@ const std::vector<BoundInfo>& profile_catalogue() {
        "A.1); eps0 and delta the smallest over a fixed grid",
        Kind::kTheorem, "random_allocation; add_remove; T <= t = n/b (one allocation)",
        Adjacency::kAddRemove},
+      {kHeuristic,
+       "Steinke, Nasr, Ganesh, Balle, Choquette-Choo, Jagielski, Hayes, Thakurta, Smith & "
+       "Terzis, ICLR 2025 (arXiv 2410.06186): the last-iterate heuristic, the profile of "
+       "Binomial(T, q) + N(0, z^2 T) against N(0, z^2 T), both orders, z = s/(eta S_g/b)",
+       Kind::kHeuristic, "poisson; add_remove", Adjacency::kAddRemove},
   };
   return table;
 }
@@ -81,16 +106,17 @@ const std::vector<double>& profile_orders() {
 
 namespace {
 
+// `value(name, at)`: the named bound at one point, where its reasons are empty.
 template <typename F>
 std::vector<ProfileValue> evaluate(const Params& p, const std::vector<double>& points, F&& value) {
   validate(p);
   std::vector<ProfileValue> out;
   for (const BoundInfo& info : profile_catalogue()) {
-    const std::string reasons = fs41_reasons(p);
+    const std::string reasons = info.name == kFs41 ? fs41_reasons(p) : heuristic_reasons(p);
     for (double at : points) {
       ProfileValue v{info.name, info.source, info.kind, info.adjacency, at, std::nullopt, ""};
       if (reasons.empty()) {
-        v.value = value(allocation_steps(p), step_noise_ratio(p), at);
+        v.value = value(info.name, at);
       } else {
         v.not_applicable = reasons;
       }
@@ -107,8 +133,12 @@ std::vector<ProfileValue> epsilon_bounds(const Params& p, const std::vector<doub
     if (!(d > 0.0 && d < 1.0))
       throw InputError("bounds.delta", fmt::format("{}", d), "must be in (0, 1)");
   }
-  return evaluate(p, deltas, [](long t, double z, double delta) {
-    return allocation::gaussian_epsilon(z, t, delta, profile_orders()).value;
+  return evaluate(p, deltas, [&p](const std::string& name, double delta) {
+    if (name == kFs41)
+      return allocation::gaussian_epsilon(step_noise_ratio(p), allocation_steps(p), delta,
+                                          profile_orders())
+          .value;
+    return heuristic::epsilon(p.T, sampling_rate(p), step_noise_ratio(p), delta);
   });
 }
 
@@ -117,8 +147,12 @@ std::vector<ProfileValue> delta_bounds(const Params& p, const std::vector<double
     if (!(e >= 0.0) || !std::isfinite(e))
       throw InputError("bounds.epsilon", fmt::format("{}", e), "must be >= 0 and finite");
   }
-  return evaluate(p, epsilons, [](long t, double z, double eps) {
-    return allocation::gaussian_delta_min(z, t, eps, profile_orders()).value;
+  return evaluate(p, epsilons, [&p](const std::string& name, double eps) {
+    if (name == kFs41)
+      return allocation::gaussian_delta_min(step_noise_ratio(p), allocation_steps(p), eps,
+                                            profile_orders())
+          .value;
+    return heuristic::delta(p.T, sampling_rate(p), step_noise_ratio(p), eps);
   });
 }
 

@@ -48,6 +48,7 @@ enum class Kind {
   kApproximation,  ///< stated by the source as an approximation
   kDerivation,     ///< an intermediate expression of a source's proof, for comparison
   kCustom,         ///< a user formula (CustomBound)
+  kHeuristic,      ///< stated by its source as a heuristic that some losses exceed
 };
 
 std::string_view init_name(Init i);

@@ -4,8 +4,10 @@
 // at profile.deltas, in both directions, in the run's Holm family, decided exactly where the
 // exact profile is known (audit/table.hpp, docs/methods.md section 5).
 //
-// The one entry: Feldman & Shenfeld 2025 (arXiv 2502.08202), Theorem 4.1, first part, for the
-// Gaussian randomizer of one step (allocation.hpp), training.scheme = "random_allocation".
+// The entries: Feldman & Shenfeld 2025 (arXiv 2502.08202), Theorem 4.1, first part, for the
+// Gaussian randomizer of one step (allocation.hpp), training.scheme = "random_allocation"; and
+// the last-iterate heuristic of Steinke et al. 2025 (last_iterate_heuristic.hpp), kind
+// "heuristic", Poisson sampling, add/remove.
 #pragma once
 
 #include <optional>
