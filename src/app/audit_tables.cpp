@@ -138,16 +138,20 @@ void print_cells(const audit::AuditResult& a, bool all) {
   fmt::print("\n{:>4} {:<34} {:>7} {:<6} {:>11} {:>11} {:>11} {:>9} {:>9} {:<17} {}\n", "#",
              "bound", "order", "dir", "bound", "estimate", "lower", "margin", "p_holm", "verdict",
              "note");
+  std::size_t shown = 0;
   for (const auto& c : a.cells) {
     const bool listed =
         audit::is_violation(c.verdict) || (c.verdict != Verdict::kNotApplicable && !c.note.empty());
     if (!all && !listed) continue;
+    ++shown;
     fmt::print("{:>4} {:<34} {:>7} {:<6} {:>11} {:>11} {:>11} {:>9} {:>9.2g} {:<17} {}\n",
                c.scenario, a.bounds[c.bound].name, audit::order_text(c),
                direction_text(c.direction), value_text(c.bound_value), value_text(c.estimate),
                value_text(c.lower), ratio_text(c.tightness_lower), c.p_holm,
                audit::to_string(c.verdict), c.note);
   }
+  if (shown == 0)
+    fmt::print("     (no cell is violated or has a note; --all-cells lists every cell)\n");
 }
 
 void print_evidence(const audit::AuditResult& a) {
