@@ -103,9 +103,9 @@ class Profile(NamedTuple):
 class Claims(NamedTuple):
     """A scenario's `claims/` group: values[i, j] is the eps claimed by names[i] (kinds[i]:
     "conversion" of a Renyi bound, "profile theorem": a built-in bound on eps(delta) itself
-    (since 2.6), "profile heuristic" (since 2.7), "claim", or "gdp claim": eps(delta) of its mu-GDP) at deltas[j]; NaN where it
-    does not apply. mu[i]: a GDP claim's mu, NaN for the others (all
-    NaN in files before 2.5)."""
+    (since 2.6), "profile heuristic" (since 2.7), "claim", or "gdp claim": eps(delta) of its
+    mu-GDP) at deltas[j]; NaN where it does not apply. mu[i]: a GDP claim's mu, NaN for the
+    others (all NaN in files before 2.5)."""
     deltas: np.ndarray
     names: list
     kinds: list
