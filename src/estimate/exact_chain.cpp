@@ -210,6 +210,13 @@ std::string over_limits(const exact::ChainSpec& chain, const config::EstimateSpe
         w.at_least ? "at least " : "", w.work, w.location ? "location mixture: " : "", chain.steps,
         w.cells, w.width, w.propagations, e.exact_max_work);
   }
+  // the engine indexes cells by int, positions up to 2^30 cells beyond the grid included
+  if (w.cells > (1L << 29)) {
+    return fmt::format(
+        "grid limit: the exact chain would need {} cells (at most 2^29); fewer "
+        "cells per sd (estimate.exact_cells_per_sd)",
+        w.cells);
+  }
   if (!(w.memory <= e.exact_max_memory)) {
     return fmt::format(
         "memory limit: the exact chain would hold about {:.3g} GB (cells {}, width {}) > "

@@ -204,8 +204,8 @@ void density_after_step(const CellLaw& law, const Step& step, const std::vector<
         const double y = ys[i];
         const double x_from = (y - reach - hm - cs.shift) / a,
                      x_to = (y + reach + hm - cs.shift) / a;
-        const int j0 = std::max(0, static_cast<int>(std::floor((x_from - law.lo) / h)));
-        const int j1 = std::min(law.cells - 1, static_cast<int>(std::ceil((x_to - law.lo) / h)));
+        const int j0 = std::max(0, cell_index(std::floor((x_from - law.lo) / h)));
+        const int j1 = std::min(law.cells - 1, cell_index(std::ceil((x_to - law.lo) / h)));
         for (int j = j0; j <= j1; ++j) {
           const auto js = static_cast<std::size_t>(j);
           if (law.mass_hi[js] == 0) continue;

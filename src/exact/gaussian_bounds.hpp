@@ -120,6 +120,15 @@ inline double second_moment_integral(double y, double h, double m, double s) {
   return sum * 0.5 * h / s;
 }
 
+/// A cell index from floor() or ceil() of a position over the cell width, clamped to
+/// +-2^30 before the conversion: a noise reach far wider than the grid (s/h ~ 10^12) gives
+/// positions beyond int's range, whose conversion is undefined; every caller clips the index
+/// to the grid (or to offsets within a grid's length) afterwards.
+inline int cell_index(double x) {
+  constexpr double kLimit = 1073741824.0;  // 2^30
+  return static_cast<int>(std::clamp(x, -kLimit, kLimit));
+}
+
 /// Lattice points per cell for sources whose image is not a whole-cell shift.
 constexpr int kLattice = kLatticeTablesPerSlope;
 

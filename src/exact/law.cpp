@@ -290,8 +290,8 @@ CellLaw propagate(const CellLaw& law, const Step& step, const PropagateOptions& 
   };
   // the target cells within reach of an image [m_lo, m_hi]: [first, last]
   const auto window = [&](double m_lo, double m_hi, int& first, int& last) {
-    first = static_cast<int>(std::floor((m_lo - reach - law.lo) / h));
-    last = static_cast<int>(std::ceil((m_hi + reach - law.lo) / h));
+    first = cell_index(std::floor((m_lo - reach - law.lo) / h));
+    last = cell_index(std::ceil((m_hi + reach - law.lo) / h));
   };
 
   // cells under slope-1 cases: the coefficients depend only on the offset target - source (a

@@ -127,8 +127,8 @@ void propagate_maps(const CellLaw& law, const Step& step, double reach_sds, Cell
       const ImageOffsets z = image_offsets(e, half, dl0, du0, vl0, vu0);
       const double hm = z.hm, spread = hm + e.error;
       const double dl = z.dl, du = z.du, vl = z.vl, vu = z.vu;
-      const int first = static_cast<int>(std::floor((e.image - spread - reach - law.lo) / h));
-      const int last = static_cast<int>(std::ceil((e.image + spread + reach - law.lo) / h));
+      const int first = cell_index(std::floor((e.image - spread - reach - law.lo) / h));
+      const int last = cell_index(std::ceil((e.image + spread + reach - law.lo) / h));
       const int lo_k = std::max(first, 0), hi_k = std::min(last, n - 1);
       if (hi_k >= lo_k) {
         const Sent& to =
