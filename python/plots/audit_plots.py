@@ -374,7 +374,7 @@ def histogram_figure(results):
             ax.stairs(np.where(counts > 0, counts, np.nan), edges, color=color, label=label)
         ax.set_yscale("log")
         ax.set_title(sweep_label(s), fontsize=9)
-        ax.set_xlabel(f"θ_0 (d = {s.attrs.get('dim', 1)})", fontsize=8)
+        ax.set_xlabel(f"last iterate θ_T, coordinate 0 (d = {s.attrs.get('dim', 1)})", fontsize=8)
         ax.set_ylabel("count", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=7)

@@ -360,8 +360,8 @@ int run_command(const RunArgs& args) {
       });
       if (rounds.size() > 1) {
         progress.note(fmt::format(
-            "look {} of at most {}: {} trajectories per dataset, level {:.3g}: {} violated, {} "
-            "cells undecided",
+            "look {} of at most {}: {} trajectories per dataset, this look's share of the "
+            "family-wise level {:.3g}: {} violated, {} cells undecided",
             look, rounds.size(), n, level_per_look, verdicts.violated_cells(), open));
         if (open > 0) progress.note(audit::undecided_text(verdicts, args.decided_margin, 4));
       }
@@ -403,6 +403,13 @@ int run_command(const RunArgs& args) {
   std::vector<std::string> points;
   for (const auto& s : spec.scenarios) points.push_back(describe_point(s));
   print_last_iterate_eps(verdicts, points);
+  if (rounds.size() > 1) {
+    // the audit line's level is a look's: say what the run's is
+    fmt::print(
+        "sequential audit: each of the {} planned looks tests at {:g}, the run's "
+        "family-wise level {:g} split over them (a union bound)\n",
+        rounds.size(), level_per_look, level);
+  }
   print_audit_counts(verdicts);
   print_bound_table(verdicts);
   if (counting.checkpoints() > 0) {

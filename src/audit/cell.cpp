@@ -190,7 +190,8 @@ std::string undecided_text(const AuditResult& a, double margin, std::size_t limi
     out += fmt::format("  {}, scenario {}, {}: {}", a.bounds.at(c.bound).name, c.scenario,
                        cell_text(c), to_string(c.verdict));
     if (c.verdict == Verdict::kNotRejected && std::isfinite(c.tightness_estimate))
-      out += fmt::format(", bound / estimate {:.4g} < {:g}", c.tightness_estimate, margin);
+      out += fmt::format(", bound / estimate {:.4g} < {:g} (--decided-margin)",
+                         c.tightness_estimate, margin);
     else if (!c.note.empty())
       out += ": " + c.note;
     out += "\n";

@@ -252,7 +252,7 @@ TEST_CASE("sequential stopping: a bound at or above a fixed interval of R_alpha 
   a.cells[0].alpha = 2;
   const std::string text = audit::undecided_text(a, 2.0, 2);
   CHECK_THAT(text, Catch::StartsWith("  tight, scenario 0, alpha 2, R(P||P'): not rejected, "
-                                     "bound / estimate 1.5 < 2\n"));
+                                     "bound / estimate 1.5 < 2 (--decided-margin)\n"));
   CHECK_THAT(text, Catch::EndsWith("  ... and 1 more"));
 }
 
