@@ -8,6 +8,7 @@
 
 #include "rdpaudit/bounds/allocation.hpp"
 #include "rdpaudit/bounds/last_iterate_heuristic.hpp"
+#include "rdpaudit/bounds/pld.hpp"
 #include "rdpaudit/core/error.hpp"
 
 namespace rdpaudit::bounds {
@@ -15,6 +16,7 @@ namespace {
 
 constexpr const char* kFs41 = "fs25_thm4.1_random_allocation";
 constexpr const char* kHeuristic = "steinke25_last_iterate_heuristic";
+constexpr const char* kPld = "pld_poisson_composition";
 
 /// Why Theorem 4.1 (first part) does not cover the scenario, empty when it does. The theorem
 /// is stated for a t-step algorithm whose steps are each dominated by one randomizer R (their
@@ -72,6 +74,26 @@ std::string heuristic_reasons(const Params& p) {
   return reasons;
 }
 
+/// Why the PLD composition of the Poisson-subsampled Gaussian does not cover the scenario:
+/// it composes T steps of the sampled Gaussian mechanism (add/remove, as the MTZ baseline).
+std::string pld_reasons(const Params& p) {
+  std::string reasons;
+  if (p.scheme != BatchScheme::kPoisson)
+    reasons = fmt::format(
+        "scheme {} is not covered: the sampled Gaussian mechanism samples each "
+        "record independently (Poisson)",
+        config::to_string(p.scheme));
+  if (!std::isfinite(step_noise_ratio(p)))
+    reasons += (reasons.empty() ? "" : "; ") + std::string("no noise multiplier (S_g = 0)");
+  return reasons;
+}
+
+std::string reasons_of(const std::string& name, const Params& p) {
+  if (name == kFs41) return fs41_reasons(p);
+  if (name == kHeuristic) return heuristic_reasons(p);
+  return pld_reasons(p);
+}
+
 }  // namespace
 
 const std::vector<BoundInfo>& profile_catalogue() {
@@ -88,6 +110,11 @@ const std::vector<BoundInfo>& profile_catalogue() {
        "Terzis, ICLR 2025 (arXiv 2410.06186): the last-iterate heuristic, the profile of "
        "Binomial(T, q) + N(0, z^2 T) against N(0, z^2 T), both orders, z = s/(eta S_g/b)",
        Kind::kHeuristic, "poisson; add_remove", Adjacency::kAddRemove},
+      {kPld,
+       "PLD accountant (docs/pld.md: Meiser & Mohammadi 2018, Koskela et al. 2020, connect the "
+       "dots of Doroshenko et al. 2022): T steps of the Poisson-subsampled Gaussian mechanism, "
+       "add/remove, noise multiplier s/(eta S_g/b), the certified upper end of its bracket",
+       Kind::kBaseline, "poisson", Adjacency::kAddRemove},
   };
   return table;
 }
@@ -112,7 +139,7 @@ std::vector<ProfileValue> evaluate(const Params& p, const std::vector<double>& p
   validate(p);
   std::vector<ProfileValue> out;
   for (const BoundInfo& info : profile_catalogue()) {
-    const std::string reasons = info.name == kFs41 ? fs41_reasons(p) : heuristic_reasons(p);
+    const std::string reasons = reasons_of(info.name, p);
     for (double at : points) {
       ProfileValue v{info.name, info.source, info.kind, info.adjacency, at, std::nullopt, ""};
       if (reasons.empty()) {
@@ -138,7 +165,11 @@ std::vector<ProfileValue> epsilon_bounds(const Params& p, const std::vector<doub
       return allocation::gaussian_epsilon(step_noise_ratio(p), allocation_steps(p), delta,
                                           profile_orders())
           .value;
-    return heuristic::epsilon(p.T, sampling_rate(p), step_noise_ratio(p), delta);
+    if (name == kHeuristic)
+      return heuristic::epsilon(p.T, sampling_rate(p), step_noise_ratio(p), delta);
+    return pld::epsilon_poisson_gaussian(sampling_rate(p), step_noise_ratio(p), p.T, delta,
+                                         pld::Adjacency::kAddRemove)
+        .upper;
   });
 }
 
@@ -152,7 +183,11 @@ std::vector<ProfileValue> delta_bounds(const Params& p, const std::vector<double
       return allocation::gaussian_delta_min(step_noise_ratio(p), allocation_steps(p), eps,
                                             profile_orders())
           .value;
-    return heuristic::delta(p.T, sampling_rate(p), step_noise_ratio(p), eps);
+    if (name == kHeuristic)
+      return heuristic::delta(p.T, sampling_rate(p), step_noise_ratio(p), eps);
+    return pld::delta_poisson_gaussian(sampling_rate(p), step_noise_ratio(p), p.T, eps,
+                                       pld::Adjacency::kAddRemove)
+        .upper;
   });
 }
 

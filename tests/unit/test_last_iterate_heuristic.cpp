@@ -113,8 +113,20 @@ deltas = [1e-5, 1e-3]
             Approx(exact[i]).epsilon(1e-9));
     }
     // the catalogue entry evaluates it with the scenario's q and z
-    int found = 0;
+    int found = 0, pld = 0;
     for (const auto& v : bounds::epsilon_bounds_of(bounds::bounds_of(s), s.profile.deltas)) {
+      const std::size_t i = v.at == s.profile.deltas[0] ? 0 : 1;
+      if (v.name == "pld_poisson_composition") {
+        // the PLD composition (every iterate released) is above the last iterate, by the
+        // composition's margin: its certified upper end, with the accountant's numbers
+        ++pld;
+        REQUIRE(v.applicable());
+        CHECK(v.kind == bounds::Kind::kBaseline);
+        CHECK(*v.value >= exact[i]);
+        CHECK(*v.value == bounds::pld::epsilon_poisson_gaussian(0.05, 1.0, s.steps, v.at,
+                                                                bounds::pld::Adjacency::kAddRemove)
+                              .upper);
+      }
       if (v.name != "steinke25_last_iterate_heuristic") continue;
       ++found;
       REQUIRE(v.applicable());
@@ -122,5 +134,6 @@ deltas = [1e-5, 1e-3]
       CHECK(*v.value == Approx(heuristic::epsilon(s.steps, 0.05, 1.0, v.at)).epsilon(1e-12));
     }
     CHECK(found == 2);
+    CHECK(pld == 2);
   }
 }
