@@ -68,10 +68,11 @@ DOCUMENTED = {
     "init": ["mean", "std"],
     "tally": ["bins", "bins_2d", "range", "pilot_trajectories", "raw_samples"],
     "bounds": ["alphas", "lambda", "beta", "S_g", "L", "D", "eps_norm", "audit",
-               "expect_violated", "expect_valid_exact", "exact_verdicts"],
+               "expect_violated", "expect_valid_exact", "expect_holds", "exact_verdicts"],
     "bounds.custom": ["name", "formula", "conditions", "expect"],
     "estimate": ["enabled", "alphas", "confidence", "pilot", "samples", "selection_fraction",
-                 "variational_selection_fraction", "methods", "patterns", "bootstrap"],
+                 "variational_selection_fraction", "methods", "patterns", "bootstrap",
+                 "exact_cells_per_sd", "exact_max_work", "exact_max_memory"],
     "profile": ["enabled", "epsilons", "deltas", "conversions", "expect_violated"],
     "profile.claims": ["name", "epsilon", "formula", "expect"],
 }
