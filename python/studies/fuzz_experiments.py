@@ -57,6 +57,7 @@ MAX_ECHO = 100  # characters of the value a message echoes; longer means an unca
 # Keys documented in docs/experiments.md (table.key); custom-bound keys as bounds.custom.*.
 DOCUMENTED = {
     "experiment": ["name", "description", "seed", "trajectories", "sweep"],
+    "search": [],  # a search file's table: `run` refuses it, naming it
     "model": ["loss", "dim", "lambda", "features", "classes", "feature_clip", "clip_norm"],
     "data": ["preset", "n", "sensitivity", "lipschitz", "differing_index", "jitter", "seed",
              "points", "replacement", "labels", "replacement_label", "adjacency", "gradient",
@@ -392,6 +393,10 @@ NAN_ALLOWED = [  # docs/results-format.md: fields where NaN (or inf) has a docum
     # upper ends of certified profile rows are inf
     r"audit/cells/(alpha|delta|exact_lower|exact_upper)", r"audit/bounds/min_margin",
     r"scenarios/\d+/claims/values", r"scenarios/\d+/estimates/profile/(delta|epsilon)_upper",
+    # since 2.5: a claim's mu is NaN but for GDP claims; mu's grid attainment NaN for closed
+    # forms, its upper end inf where unknown; sigma_mul NaN where S_g = 0 or is not derived
+    r"scenarios/\d+/claims/mu", r"scenarios/\d+/estimates/gdp/(epsilon_at|epsilon_max|upper)",
+    r"scenarios/\d+@(paper_noise_multiplier|sensitivity)",
 ]
 
 

@@ -414,6 +414,15 @@ Interval bracket(std::vector<Pair> orders, long T, const Query& query, const Opt
     const double k = -gdp::normal_quantile(0.5 * opt.tail_mass);
     span = std::max(span, std::abs(pair.loss(1.0 + k * pair.z) - pair.loss(-k * pair.z)));
   }
+  // A privacy loss beyond double's range within the grid's tails (a noise multiplier near 0:
+  // z = 1.1e-12 gives e^(4e23)) has no grid: the trivial bracket, [0, +inf] for eps and
+  // [0, 1] for delta, which holds the truth (a fuzzed file reached a vector of that length).
+  if (!std::isfinite(span) || span > 1e12) {
+    Interval trivial;
+    trivial.lower = 0.0;
+    trivial.upper = query.epsilon ? kInf : 1.0;
+    return trivial;
+  }
   // Start coarse (the first evaluation is cheap) and refine: the width of the bracket is
   // second order in h, so one evaluation predicts the spacing that meets the target.
   double h = std::min(opt.discretisation, span / 1024.0);
