@@ -57,7 +57,6 @@ MAX_ECHO = 100  # characters of the value a message echoes; longer means an unca
 # Keys documented in docs/experiments.md (table.key); custom-bound keys as bounds.custom.*.
 DOCUMENTED = {
     "experiment": ["name", "description", "seed", "trajectories", "sweep"],
-    "search": [],  # a search file's table: `run` refuses it, naming it
     "model": ["loss", "dim", "lambda", "features", "classes", "feature_clip", "clip_norm"],
     "data": ["preset", "n", "sensitivity", "lipschitz", "differing_index", "jitter", "seed",
              "points", "replacement", "labels", "replacement_label", "adjacency", "gradient",
@@ -77,7 +76,9 @@ DOCUMENTED = {
     "profile": ["enabled", "epsilons", "deltas", "conversions", "expect_violated"],
     "profile.claims": ["name", "epsilon", "formula", "expect"],
 }
-DOCUMENTED_PATHS = {f"{t}.{k}" for t, ks in DOCUMENTED.items() for k in ks} | set(DOCUMENTED)
+# (and `search`: a search file's table, which `run` refuses by name)
+DOCUMENTED_PATHS = ({f"{t}.{k}" for t, ks in DOCUMENTED.items() for k in ks} | set(DOCUMENTED)
+                    | {"search"})
 
 # Names the library uses internally (estimators, bounds, binning); a message naming one of
 # them speaks of something the user never wrote.
