@@ -56,25 +56,9 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
         e.rel_lo == rel_lo && e.rel_hi == rel_hi)
       return e.tables;
   }
-  // at most kLatticeCoefficientsKept coefficients (a step of many slopes, e.g. the quadratic's
-  // random contraction under Poisson sampling, would otherwise keep 256 tables of the grid's
-  // width); a full cache is emptied and refilled with the very numbers it held
-  const auto rows_of = [&](long key) {
-    const double mc = static_cast<double>(key) * h / kLattice;
-    const long first = static_cast<long>(std::floor((mc - hmw - reach_sds * s) / h));
-    const long last =
-        std::min(static_cast<long>(std::ceil((mc + hmw + reach_sds * s) / h)), rel_hi);
-    return std::max(0L, last - std::max(first, rel_lo) + 1);
-  };
-  std::size_t count = 0;
-  for (long key = 0; key < kLattice; ++key) count += static_cast<std::size_t>(rows_of(key));
-  if (cache.size() >= 256 || held + count > kLatticeCoefficientsKept) {
-    cache.clear();
-    held = 0;
-  }
-  held += count;
   Entry e{a, s, h, hmw, reach_sds, rel_lo, rel_hi, std::vector<LatticeTable>(kLattice)};
   const double reach = reach_sds * s;
+  std::size_t count = 0;  // coefficients of the new entry
   for (int key = 0; key < kLattice; ++key) {
     const double mc = key * h / kLattice;  // relative to the grid's lower end
     LatticeTable& t = e.tables[static_cast<std::size_t>(key)];
@@ -87,7 +71,16 @@ const std::vector<LatticeTable>& lattice_tables(double a, double s, double h, do
       coefficients(first * h, h, static_cast<int>(last - first + 1), mc, hmw, 1.0, s, rows,
                    static_cast<int>(begin));
     to_columns(rows, 0, static_cast<int>(rows.size()), t.coef);
+    count += t.coef.size();
   }
+  // at most kLatticeCoefficientsKept coefficients (a step of many slopes, e.g. the quadratic's
+  // random contraction under Poisson sampling, would otherwise keep 256 tables of the grid's
+  // width); a full cache is emptied and refilled with the very numbers it held
+  if (cache.size() >= 256 || held + count > kLatticeCoefficientsKept) {
+    cache.clear();
+    held = 0;
+  }
+  held += count;
   cache.push_back(std::move(e));
   return cache.back().tables;
 }
