@@ -236,12 +236,12 @@ TEST_CASE("PLD: a noise multiplier near 0 gives the trivial bracket, not a grid 
           "[pld]") {
   // z = 1.1e-12 (a fuzzed opacus_mnist): one step's privacy loss reaches e^(4e23), beyond
   // double's range; the accountant asked for a vector of that length (exit 1).
-  const auto e = pld::epsilon_poisson_gaussian(256.0 / 60000, 1.1e-12, 3516, 1e-5,
-                                               pld::Adjacency::kAddRemove);
+  const auto e =
+      pld::epsilon_poisson_gaussian(256.0 / 60000, 1.1e-12, 3516, 1e-5, pld::Adjacency::kAddRemove);
   CHECK(e.lower == 0.0);
   CHECK(std::isinf(e.upper));
-  const auto d = pld::delta_poisson_gaussian(256.0 / 60000, 1.1e-12, 3516, 1.0,
-                                             pld::Adjacency::kAddRemove);
+  const auto d =
+      pld::delta_poisson_gaussian(256.0 / 60000, 1.1e-12, 3516, 1.0, pld::Adjacency::kAddRemove);
   CHECK(d.lower == 0.0);
   CHECK(d.upper == 1.0);
 }
